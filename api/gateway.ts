@@ -1,0 +1,167 @@
+/**
+ * The composition root: wires config, logging, secrets, the backend pool,
+ * router, controller, audit, telemetry and the HTTP server into one running
+ * gateway, and takes it down again in order.
+ */
+import type { FastifyInstance } from 'fastify';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { loadConfigFile, locateConfigFile, type LoadedConfig } from '../controller/config-loader.js';
+import { GatewayController } from '../controller/gateway-controller.js';
+import { EventBus } from '../controller/event-bus.js';
+import type { EventRecord } from '../schemas/records.js';
+import { BackendPool } from '../runtime/backend-pool.js';
+import { Router } from '../runtime/router.js';
+import { ResourceSubscriptions } from '../runtime/resource-subscriptions.js';
+import { createLogger, type Logger } from '../runtime/logging/logger.js';
+import { redactor } from '../runtime/logging/redactor.js';
+import { SecretStore } from '../runtime/secrets/secret-store.js';
+import { EnvSecretProvider } from '../runtime/secrets/env-provider.js';
+import { EncryptedFileSecretProvider } from '../runtime/secrets/encrypted-file-provider.js';
+import { registerConfigSecrets } from '../runtime/secrets/register-config-secrets.js';
+import { AuditLog } from '../runtime/audit/audit-log.js';
+import { createAuditInterceptor } from '../runtime/audit/audit-interceptor.js';
+import { initTelemetry, type Telemetry } from '../runtime/telemetry/index.js';
+import type { Interceptor } from '../runtime/operation.js';
+import { SessionStore } from './mcp/session-store.js';
+import { buildApp } from './app.js';
+
+export interface GatewayOptions {
+  configPath?: string;
+  /** Overrides server.host / server.port from the config. */
+  host?: string;
+  port?: number;
+  /** Overrides logging.level from the config. */
+  logLevel?: string;
+  logger?: Logger;
+  /** 0: connection milestones only; 1 (-v): every connection step; 2 (-vv): also backend process output. */
+  verbosity?: number;
+  /** Wait for every backend's first connect attempt before listening (default true). */
+  waitForBackends?: boolean;
+}
+
+export class Gateway {
+  private stopping?: Promise<void>;
+  private readonly stoppedListeners: Array<() => void> = [];
+
+  private constructor(
+    readonly app: FastifyInstance,
+    readonly controller: GatewayController,
+    readonly pool: BackendPool,
+    readonly router: Router,
+    readonly sessions: SessionStore,
+    readonly events: EventBus,
+    readonly audit: AuditLog,
+    readonly telemetry: Telemetry,
+    readonly logger: Logger,
+    readonly url: string,
+  ) {}
+
+  static async start(opts: GatewayOptions = {}): Promise<Gateway> {
+    const secrets = createSecretStore();
+    const resolveSecrets = (value: string) => secrets.resolveString(value);
+    const loaded: LoadedConfig = loadConfigFile(locateConfigFile(opts.configPath), { resolveSecrets });
+    const config = loaded.config;
+    registerConfigSecrets(config, redactor);
+
+    const logger = opts.logger ?? createLogger({ level: opts.logLevel ?? config.logging.level, pretty: process.stdout.isTTY, file: config.logging.file });
+    const events = new EventBus(config.events.buffer_size);
+    // Every backend event is also a log line, so the console tells the story of a start.
+    events.subscribe((e) => logger[eventLogLevel(e, opts.verbosity ?? 0)]({ event: e.stage, backend: e.backend || undefined }, e.message));
+
+    // The pool hands backend-initiated traffic to the router, which needs the pool to route: tie the knot lazily.
+    let router!: Router;
+    const pool = new BackendPool(
+      {
+        onServerRequest: (backend, request, signal) => router.onServerRequest(backend, request, signal),
+        onNotification: (backend, notification) => router.onNotification(backend, notification),
+      },
+      logger.child({ component: 'backend' }),
+    );
+    router = new Router(pool);
+    const subscriptions = new ResourceSubscriptions(router);
+    const sessions = new SessionStore(config.server.session_ttl, subscriptions, logger);
+    router.notificationSink = (backend, n) => sessions.deliverBackendNotification(backend, n);
+    router.fallbackRequestTarget = (req, signal) => sessions.requestFromAnySession(req, signal);
+    pool.on('registry', (_snapshot, changed) => sessions.broadcastListChanged(changed));
+
+    const audit = new AuditLog({
+      enabled: config.audit.enabled,
+      file: config.audit.file,
+      maxSizeMb: config.audit.max_size_mb,
+      backupCount: config.audit.backup_count,
+      logger,
+    });
+    const telemetry = await initTelemetry({ logger });
+    const interceptors: Interceptor[] = [];
+    if (config.audit.enabled) interceptors.push(createAuditInterceptor(audit));
+    if (telemetry.interceptor) interceptors.push(telemetry.interceptor as Interceptor);
+    router.setInterceptors(interceptors);
+
+    const controller = new GatewayController(loaded, pool, events, logger, resolveSecrets);
+    await controller.start();
+    if (opts.waitForBackends !== false) {
+      const longestConnect = Math.max(0, ...Object.values(config.backends).map((b) => b.timeouts?.connect_s ?? 30));
+      await controller.whenSettled((longestConnect + 5) * 1000);
+    }
+
+    const app = await buildApp({
+      logger,
+      mcp: { router, pool, subscriptions, sessions, validator: new AjvJsonSchemaValidator() },
+      management: { controller },
+    });
+    const host = opts.host ?? config.server.host;
+    const port = opts.port ?? config.server.port;
+    await app.listen({ host, port });
+    const address = app.server.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+    sessions.startReaper();
+    return new Gateway(app, controller, pool, router, sessions, events, audit, telemetry, logger, url);
+  }
+
+  /**
+   * Graceful stop: refuse new connections, let in-flight requests finish
+   * (up to the timeout), close client sessions, disconnect every backend,
+   * flush the audit trail and telemetry.
+   */
+  shutdown(timeoutSeconds?: number): Promise<void> {
+    this.stopping ??= this.stop(timeoutSeconds ?? this.controller.config.server.shutdown_timeout_s);
+    return this.stopping;
+  }
+
+  private async stop(timeoutSeconds: number): Promise<void> {
+    this.logger.info({ timeout_s: timeoutSeconds }, 'shutting down');
+    const closing = this.app.close();
+    await Promise.race([closing, delay(timeoutSeconds * 1000)]);
+    await this.sessions.closeAll();
+    await this.controller.shutdown();
+    await this.audit.close();
+    await this.telemetry.shutdown();
+    this.logger.info('gateway stopped');
+    for (const listener of this.stoppedListeners) listener();
+  }
+
+  /** Called once the gateway has stopped (signal, POST /shutdown or a direct call). */
+  onStopped(listener: () => void): void {
+    this.stoppedListeners.push(listener);
+  }
+}
+
+function createSecretStore(): SecretStore {
+  const providers = [new EnvSecretProvider()];
+  const file = process.env.GATEWAY_SECRETS_FILE;
+  return new SecretStore(file ? [...providers, new EncryptedFileSecretProvider(file)] : providers, redactor);
+}
+
+/** Progress steps are debug noise unless -v asked for them; failures always show. */
+const PROGRESS_STAGES = new Set(['registered', 'connecting', 'phase_changed', 'retry_scheduled']);
+
+function eventLogLevel(e: EventRecord, verbosity: number): 'debug' | 'info' | 'warn' | 'error' {
+  if (e.severity === 'error') return 'error';
+  if (PROGRESS_STAGES.has(e.stage)) return verbosity >= 1 ? 'info' : 'debug';
+  return e.severity === 'warning' ? 'warn' : e.severity === 'debug' ? 'debug' : 'info';
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,28 @@
+/** One MCP client session on /mcp or /sse: its SDK Server, transport and activity clock. */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+
+export type SessionTransport = 'streamable-http' | 'sse';
+
+export class ClientSession {
+  id = '';
+  readonly createdAt = Date.now();
+  lastActivity = Date.now();
+  logLevel?: LoggingLevel;
+  /** Set once the client has finished initialization. */
+  initialized = false;
+
+  constructor(
+    readonly transportType: SessionTransport,
+    readonly server: Server,
+    readonly clientIp: string,
+  ) {}
+
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}

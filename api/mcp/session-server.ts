@@ -1,0 +1,138 @@
+/**
+ * The SDK Server behind one client session. Every MCP method except
+ * initialize and ping (handled by the SDK) goes through one fallback handler
+ * that routes it to the backends: no per-request schema parsing, and results
+ * pass through exactly as the backend produced them.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode,
+  McpError,
+  type JSONRPCRequest,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Router } from '../../runtime/router.js';
+import type { BackendPool } from '../../runtime/backend-pool.js';
+import type { ResourceSubscriptions } from '../../runtime/resource-subscriptions.js';
+import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../runtime/caller.js';
+import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
+import { toJsonRpcError } from '../error-mapping.js';
+import type { ClientSession } from './client-session.js';
+
+/** Accepts any result: answers from the client are relayed to the backend unchanged. */
+const PASSTHROUGH = { safeParse: (data: unknown) => ({ success: true as const, data }) } as never;
+
+export interface SessionServerDeps {
+  router: Router;
+  pool: BackendPool;
+  subscriptions: ResourceSubscriptions;
+  validator: jsonSchemaValidator;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export const GATEWAY_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+};
+
+export function createSessionServer(deps: SessionServerDeps, session: () => ClientSession): Server {
+  const server = new Server(
+    { name: GATEWAY_NAME, version: GATEWAY_VERSION },
+    { capabilities: GATEWAY_CAPABILITIES, jsonSchemaValidator: deps.validator },
+  );
+  // The SDK's own setLevel handler only records the level; ours also tells the backends.
+  server.removeRequestHandler('logging/setLevel');
+  server.oninitialized = () => {
+    session().initialized = true;
+  };
+  server.fallbackRequestHandler = async (request, extra) => {
+    try {
+      return (await handle(deps, session(), request, extra)) as never;
+    } catch (err) {
+      throw toJsonRpcError(err);
+    }
+  };
+  server.fallbackNotificationHandler = async (notification) => {
+    // The client's roots changed: every backend may care.
+    if (notification.method === 'notifications/roots/list_changed') {
+      await Promise.all(deps.pool.servingNames().map((name) => deps.pool.get(name)?.notify(notification.method)));
+    }
+  };
+  return server;
+}
+
+async function handle(deps: SessionServerDeps, session: ClientSession, request: JSONRPCRequest, extra: Extra): Promise<JsonObject> {
+  session.touch();
+  const params = (request.params ?? {}) as JsonObject;
+  const snapshot = deps.pool.snapshot;
+  switch (request.method) {
+    case 'tools/list':
+      return { tools: snapshot.lists.tools };
+    case 'prompts/list':
+      return { prompts: snapshot.lists.prompts };
+    case 'resources/list':
+      return { resources: snapshot.lists.resources };
+    case 'resources/templates/list':
+      return { resourceTemplates: snapshot.lists.resourceTemplates };
+    case 'tools/call':
+      return deps.router.callTool(callerOf(session, request, extra), params, forwardOptions(extra));
+    case 'resources/read':
+      return deps.router.readResource(callerOf(session, request, extra), params, forwardOptions(extra));
+    case 'prompts/get':
+      return deps.router.getPrompt(callerOf(session, request, extra), params, forwardOptions(extra));
+    case 'completion/complete':
+      return deps.router.complete(callerOf(session, request, extra), params, forwardOptions(extra));
+    case 'resources/subscribe':
+      await deps.subscriptions.subscribe(session.id, String(params.uri));
+      return {};
+    case 'resources/unsubscribe':
+      await deps.subscriptions.unsubscribe(session.id, String(params.uri));
+      return {};
+    case 'logging/setLevel':
+      return setLevel(deps, session, params.level as LoggingLevel);
+    default:
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+  }
+}
+
+function callerOf(session: ClientSession, request: JSONRPCRequest, extra: Extra): CallerContext {
+  return {
+    sessionId: session.id,
+    transport: session.transportType,
+    clientIp: session.clientIp,
+    requestId: request.id,
+    // Tied to this request, so on streamable HTTP it travels on the same response stream.
+    sendRequest: (req, signal) => extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal }) as Promise<JsonObject>,
+  };
+}
+
+function forwardOptions(extra: Extra): ForwardRequestOptions {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { signal: extra.signal };
+  return {
+    signal: extra.signal,
+    onprogress: (p) => {
+      void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined);
+    },
+  };
+}
+
+/** Records the session's level and asks every backend that logs to use it (the last setter wins at a shared backend). */
+async function setLevel(deps: SessionServerDeps, session: ClientSession, level: LoggingLevel): Promise<JsonObject> {
+  session.logLevel = level;
+  await Promise.all(
+    deps.pool.servingNames().map(async (name) => {
+      if (!deps.pool.get(name)?.serverCapabilities?.logging) return;
+      await deps.router.toBackend(name, 'logging/setLevel', { level }).catch(() => undefined);
+    }),
+  );
+  return {};
+}

@@ -1,0 +1,168 @@
+/**
+ * All live client sessions of /mcp and /sse. It reaps sessions idle past the
+ * TTL (the SDK never does), fans registry changes out as `list_changed`
+ * notifications, and delivers backend notifications to the right sessions.
+ */
+import type { Notification, JSONRPCRequest, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../runtime/logging/logger.js';
+import type { ListKind } from '../../runtime/backend-pool.js';
+import type { ResourceSubscriptions } from '../../runtime/resource-subscriptions.js';
+import type { JsonObject } from '../../runtime/caller.js';
+import type { ClientSession } from './client-session.js';
+
+const PASSTHROUGH = { safeParse: (data: unknown) => ({ success: true as const, data }) } as never;
+
+const LOG_SEVERITY: Record<LoggingLevel, number> = {
+  debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7,
+};
+
+/** Client capability each backend-initiated request needs. */
+const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots'> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+export interface SessionRecord {
+  id: string;
+  transport_type: string;
+  tool_count: number;
+  capability_snapshot: { tools: number; resources: number; prompts: number };
+  age_seconds: number;
+  idle_seconds: number;
+  ttl: number;
+  expired: boolean;
+}
+
+export class SessionStore {
+  private readonly sessions = new Map<string, ClientSession>();
+  private reaper?: NodeJS.Timeout;
+
+  constructor(
+    private ttlSeconds: number,
+    private readonly subscriptions: ResourceSubscriptions,
+    private readonly log: Logger,
+  ) {}
+
+  setTtl(ttlSeconds: number): void {
+    const restart = this.reaper !== undefined && ttlSeconds !== this.ttlSeconds;
+    this.ttlSeconds = ttlSeconds;
+    if (restart) this.startReaper();
+  }
+
+  startReaper(): void {
+    clearInterval(this.reaper);
+    // Check often enough that a session outlives its TTL by at most a quarter of it (and at most a minute).
+    const everyMs = Math.max(50, Math.min(60_000, (this.ttlSeconds * 1000) / 4));
+    this.reaper = setInterval(() => void this.reapExpired(), everyMs);
+    this.reaper.unref();
+  }
+
+  add(session: ClientSession): void {
+    this.sessions.set(session.id, session);
+  }
+
+  get(id: string): ClientSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** Forgets a session whose transport closed (client DELETE, SSE disconnect). */
+  async forget(id: string): Promise<void> {
+    if (!this.sessions.delete(id)) return;
+    await this.subscriptions.dropSession(id);
+  }
+
+  async close(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    await this.forget(id);
+    await session.close().catch(() => undefined);
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.reaper);
+    this.reaper = undefined;
+    await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** A session is expired once idle for longer than the TTL; the reaper then closes it. */
+  isExpired(s: ClientSession, now = Date.now()): boolean {
+    return now - s.lastActivity > this.ttlSeconds * 1000;
+  }
+
+  async reapExpired(): Promise<number> {
+    const now = Date.now();
+    const expired = [...this.sessions.values()].filter((s) => this.isExpired(s, now));
+    for (const s of expired) this.log.info({ session: s.id, idle_s: Math.round((now - s.lastActivity) / 1000) }, 'closing idle client session');
+    await Promise.all(expired.map((s) => this.close(s.id)));
+    return expired.length;
+  }
+
+  records(counts: { tools: number; resources: number; prompts: number }): SessionRecord[] {
+    const now = Date.now();
+    return [...this.sessions.values()].map((s) => ({
+      id: s.id,
+      transport_type: s.transportType,
+      tool_count: counts.tools,
+      capability_snapshot: { ...counts },
+      age_seconds: (now - s.createdAt) / 1000,
+      idle_seconds: (now - s.lastActivity) / 1000,
+      ttl: this.ttlSeconds,
+      expired: this.isExpired(s, now),
+    }));
+  }
+
+  /** Tells every initialized session which lists changed. */
+  broadcastListChanged(changed: ReadonlySet<ListKind>): void {
+    for (const s of this.sessions.values()) {
+      if (!s.initialized) continue;
+      if (changed.has('tools')) void s.server.sendToolListChanged().catch(() => undefined);
+      if (changed.has('prompts')) void s.server.sendPromptListChanged().catch(() => undefined);
+      if (changed.has('resources')) void s.server.sendResourceListChanged().catch(() => undefined);
+    }
+  }
+
+  /** Resource updates go to subscribers; log messages to every session whose level admits them. */
+  deliverBackendNotification(backend: string, n: Notification): void {
+    if (n.method === 'notifications/resources/updated') {
+      const uri = (n.params as { uri?: string } | undefined)?.uri;
+      if (!uri) return;
+      for (const id of this.subscriptions.subscribers(uri)) {
+        void this.sessions.get(id)?.server.notification(n as never).catch(() => undefined);
+      }
+      return;
+    }
+    if (n.method === 'notifications/message') {
+      const original = (n.params ?? {}) as JsonObject;
+      const params = { ...original, logger: original.logger ?? backend };
+      const level = original.level as LoggingLevel;
+      for (const s of this.sessions.values()) {
+        if (!s.initialized || (s.logLevel && LOG_SEVERITY[level] < LOG_SEVERITY[s.logLevel])) continue;
+        void s.server.notification({ method: n.method, params } as never).catch(() => undefined);
+      }
+      return;
+    }
+    this.log.debug({ backend, method: n.method }, 'backend notification not forwarded');
+  }
+
+  /**
+   * A backend request no in-flight call explains (typically roots/list right
+   * after connecting): asked of the most recently active session that can answer.
+   */
+  requestFromAnySession(request: JSONRPCRequest, signal: AbortSignal): Promise<JsonObject> {
+    const capability = REQUIRED_CAPABILITY[request.method];
+    const candidates = [...this.sessions.values()]
+      .filter((s) => s.initialized && (!capability || s.server.getClientCapabilities()?.[capability]))
+      .sort((a, b) => b.lastActivity - a.lastActivity);
+    const target = candidates[0];
+    if (!target) {
+      if (request.method === 'roots/list') return Promise.resolve({ roots: [] });
+      return Promise.reject(new Error(`no client session can answer ${request.method}`));
+    }
+    return target.server.request({ method: request.method, params: request.params } as never, PASSTHROUGH, { signal }) as Promise<JsonObject>;
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Reads desired state: locate the file, parse YAML (keeping line numbers),
+ * expand environment variables, resolve `secret:` references, validate against
+ * the TypeBox schema with ajv and fill defaults. Any problem becomes a
+ * ConfigError listing every key path at fault, so one run shows them all.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { LineCounter, parseDocument, isMap, isSeq, isScalar, isNode, type Document } from 'yaml';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { ConfigSchema, BackendSchemaByType, BACKEND_TYPES, type GatewayConfig, type BackendType } from '../schemas/config.js';
+import { ConfigError, type ConfigProblem } from '../schemas/errors.js';
+import { expandEnv } from './env-expand.js';
+
+export interface LoadedConfig {
+  config: GatewayConfig;
+  filePath: string;
+  loadedAt: Date;
+}
+
+/** Resolves `secret:<name>` references inside config strings (see runtime/secrets). */
+export type SecretResolver = (value: string, path: string) => string;
+
+export const DEFAULT_CONFIG_FILES = ['config.yaml', 'config.yml'];
+
+export function locateConfigFile(explicit?: string, cwd = process.cwd()): string {
+  if (explicit) {
+    const p = resolve(cwd, explicit);
+    if (!existsSync(p)) throw new ConfigError(`Config file not found: ${p}`, [{ path: '', message: `file not found: ${p}` }]);
+    return p;
+  }
+  for (const name of DEFAULT_CONFIG_FILES) {
+    const p = resolve(cwd, name);
+    if (existsSync(p)) return p;
+  }
+  throw new ConfigError(`No config file: looked for ${DEFAULT_CONFIG_FILES.join(', ')} in ${cwd}`, [
+    { path: '', message: `no ${DEFAULT_CONFIG_FILES.join(' or ')} in ${cwd}; pass --config <file>` },
+  ]);
+}
+
+// Compiled once per process: validators are the expensive part of ajv.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const validateConfig = ajv.compile(ConfigSchema);
+const validateBackendByType = Object.fromEntries(
+  BACKEND_TYPES.map((t) => [t, ajv.compile(BackendSchemaByType[t])]),
+) as Record<BackendType, ValidateFunction>;
+
+export function loadConfigFile(filePath: string, opts: { env?: NodeJS.ProcessEnv; resolveSecrets?: SecretResolver } = {}): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(filePath, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`Cannot read config file ${filePath}: ${(err as Error).message}`, [{ path: '', message: (err as Error).message }]);
+  }
+  return { config: parseConfigText(text, opts), filePath, loadedAt: new Date() };
+}
+
+export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; resolveSecrets?: SecretResolver } = {}): GatewayConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const problems = doc.errors.map((e) => {
+      const pos = e.linePos?.[0];
+      return { path: '', message: e.message.split('\n')[0]!, line: pos?.line, column: pos?.col };
+    });
+    throw new ConfigError(formatProblems('YAML syntax error', problems), problems);
+  }
+  const raw = doc.toJS() ?? {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    const problems = [{ path: '', message: 'the top level must be a mapping' }];
+    throw new ConfigError(formatProblems('Invalid config', problems), problems);
+  }
+
+  const problems: ConfigProblem[] = [];
+  let expanded = expandEnv(raw, opts.env ?? process.env, problems) as Record<string, unknown>;
+  if (opts.resolveSecrets) expanded = resolveSecretsDeep(expanded, opts.resolveSecrets, problems) as Record<string, unknown>;
+  if (problems.length === 0) problems.push(...schemaProblems(expanded));
+  if (problems.length > 0) {
+    for (const p of problems) Object.assign(p, positionOf(doc, lineCounter, p.path));
+    throw new ConfigError(formatProblems('Invalid config', problems), problems);
+  }
+  applyBackendDefaults(expanded as GatewayConfig);
+  return expanded as GatewayConfig;
+}
+
+function resolveSecretsDeep(value: unknown, resolveSecret: SecretResolver, problems: ConfigProblem[], path: string[] = []): unknown {
+  if (typeof value === 'string') {
+    if (!value.includes('secret:')) return value;
+    try {
+      return resolveSecret(value, path.join('.'));
+    } catch (err) {
+      problems.push({ path: path.join('.'), message: (err as Error).message });
+      return value;
+    }
+  }
+  if (Array.isArray(value)) return value.map((v, i) => resolveSecretsDeep(v, resolveSecret, problems, [...path, String(i)]));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = resolveSecretsDeep(v, resolveSecret, problems, [...path, k]);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Backends are a union by `type`; ajv's errors for a failed union list every
+ * branch. Validate each backend against the schema its `type` selects instead,
+ * so the message is about the keys that are actually wrong.
+ */
+function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
+  const backends = cfg.backends;
+  const problems: ConfigProblem[] = [];
+  const withoutBackends = { ...cfg };
+  delete withoutBackends.backends;
+  if (!validateConfig(withoutBackends)) problems.push(...validateConfig.errors!.map((e) => toProblem(e, '')));
+  Object.assign(cfg, withoutBackends, { backends });
+  if (backends === undefined || backends === null) {
+    cfg.backends = {};
+    return problems;
+  }
+  if (typeof backends !== 'object' || Array.isArray(backends)) {
+    problems.push({ path: 'backends', message: 'must be a mapping of backend name to backend settings' });
+    return problems;
+  }
+  for (const [name, spec] of Object.entries(backends as Record<string, unknown>)) {
+    const base = `backends.${name}`;
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
+      problems.push({ path: base, message: 'backend names may use letters, digits, "_", "." and "-" and must start with a letter or digit' });
+    }
+    if (!spec || typeof spec !== 'object' || Array.isArray(spec)) {
+      problems.push({ path: base, message: 'must be a mapping' });
+      continue;
+    }
+    const type = (spec as { type?: unknown }).type;
+    if (!BACKEND_TYPES.includes(type as BackendType)) {
+      problems.push({ path: `${base}.type`, message: `must be one of ${BACKEND_TYPES.join(', ')} (got ${JSON.stringify(type)})` });
+      continue;
+    }
+    const validate = validateBackendByType[type as BackendType];
+    if (!validate(spec)) problems.push(...validate.errors!.map((e) => toProblem(e, base)));
+  }
+  return problems;
+}
+
+function toProblem(e: ErrorObject, base: string): ConfigProblem {
+  const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));
+  if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
+  const path = [base, ...segments].filter(Boolean).join('.');
+  let message = e.message ?? 'is invalid';
+  if (e.keyword === 'additionalProperties') message = 'unknown key';
+  else if (e.keyword === 'required') message = 'is required';
+  else if (e.keyword === 'enum' || e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)}`;
+  else if (e.keyword === 'anyOf') message = 'has a value that is not one of the allowed choices';
+  return { path, message };
+}
+
+function positionOf(doc: Document, lc: LineCounter, path: string): Partial<ConfigProblem> {
+  if (!path) return {};
+  const segments = path.split('.');
+  // Walk up until a node exists: an unknown key is found itself, a missing one points at its parent.
+  for (let n = segments.length; n > 0; n--) {
+    const offset = keyOffset(doc, segments.slice(0, n));
+    if (offset !== undefined) {
+      const { line, col } = lc.linePos(offset);
+      return { line, column: col };
+    }
+  }
+  return {};
+}
+
+function keyOffset(doc: Document, segments: string[]): number | undefined {
+  const parent = segments.length === 1 ? doc.contents : doc.getIn(segments.slice(0, -1), true);
+  const last = segments[segments.length - 1];
+  if (isMap(parent)) {
+    const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === last);
+    return isNode(pair?.key) ? pair.key.range?.[0] : undefined;
+  }
+  if (isSeq(parent)) {
+    const item = parent.items[Number(last)];
+    return isNode(item) ? item.range?.[0] : undefined;
+  }
+  return undefined;
+}
+
+function applyBackendDefaults(cfg: GatewayConfig): void {
+  for (const spec of Object.values(cfg.backends)) {
+    spec.group ??= 'default';
+    spec.enabled ??= true;
+    spec.timeouts = { connect_s: spec.timeouts?.connect_s ?? 30, request_s: spec.timeouts?.request_s ?? 60 };
+  }
+}
+
+export function formatProblems(title: string, problems: ConfigProblem[]): string {
+  const lines = problems.map((p) => {
+    const where = p.line !== undefined ? ` (line ${p.line}${p.column !== undefined ? `, column ${p.column}` : ''})` : '';
+    return `  - ${p.path || '<root>'}${where}: ${p.message}`;
+  });
+  return `${title}:\n${lines.join('\n')}`;
+}

@@ -1,0 +1,296 @@
+/**
+ * The reconcile loop. Level-triggered and idempotent: whatever happened (a
+ * config change, a transport closing, a failed health check, a manual
+ * reconnect, a backoff timer), the backend's name is enqueued and
+ * `reconcile(name)` compares desired with observed state and acts. Actions
+ * (connect, disconnect) run through a p-queue bounded in concurrency and rate.
+ */
+import PQueue from 'p-queue';
+import type { Logger } from '../runtime/logging/logger.js';
+import type { BackendSpec } from '../schemas/config.js';
+import type { Phase } from '../schemas/records.js';
+import type { BackendPool } from '../runtime/backend-pool.js';
+import type { BackendConnection } from '../runtime/backend-connection.js';
+import { BackendState } from './backend-state.js';
+import { backoffDelay, type BackoffPolicy } from './backoff.js';
+import { setCondition } from './conditions.js';
+import { sameConnection } from './desired-state.js';
+import type { EventBus } from './event-bus.js';
+
+export interface ReconcilerOptions {
+  concurrency: number;
+  ratePerSecond: number;
+  backoff: BackoffPolicy;
+}
+
+export class Reconciler {
+  readonly states = new Map<string, BackendState>();
+  private desired = new Map<string, BackendSpec>();
+  private readonly actions: PQueue;
+  private stopped = false;
+  private readonly settledWaiters = new Map<string, Array<() => void>>();
+
+  constructor(
+    private readonly pool: BackendPool,
+    private readonly events: EventBus,
+    private readonly log: Logger,
+    private opts: ReconcilerOptions,
+  ) {
+    this.actions = new PQueue({ concurrency: opts.concurrency, intervalCap: opts.ratePerSecond, interval: 1000 });
+  }
+
+  /** Replaces desired state and enqueues every backend whose state may differ. */
+  setDesired(specs: Record<string, BackendSpec>, opts?: ReconcilerOptions): void {
+    if (opts) {
+      this.opts = opts;
+      this.actions.concurrency = opts.concurrency;
+    }
+    const names = new Set([...this.desired.keys(), ...Object.keys(specs)]);
+    this.desired = new Map(Object.entries(specs));
+    for (const name of names) this.enqueue(name);
+  }
+
+  enqueue(name: string): void {
+    if (this.stopped) return;
+    // Reconcile on a fresh tick: callers are often in the middle of a state change.
+    queueMicrotask(() => this.reconcile(name));
+  }
+
+  /** Forces a fresh connection now, resetting backoff; resolves when the attempt has settled. */
+  async reconnect(name: string): Promise<{ reconnected: boolean; error: string | null }> {
+    const st = this.states.get(name);
+    if (!st || !this.desired.has(name)) return { reconnected: false, error: `unknown backend ${name}` };
+    st.forceReconnect = true;
+    st.attempts = 0;
+    st.nextAttemptAt = 0;
+    clearTimeout(st.retryTimer);
+    this.events.emit({ stage: 'reconnect', backend: name, message: `manual reconnect of ${name} requested` });
+    const settled = this.waitSettled(name);
+    this.enqueue(name);
+    await settled;
+    const ok = st.phase === 'Ready' || st.phase === 'Degraded';
+    return { reconnected: ok, error: ok ? null : st.error };
+  }
+
+  /** Reports a lost connection (transport closed, process exited, health failure). */
+  connectionLost(name: string, conn: BackendConnection, reason: string): void {
+    const st = this.states.get(name);
+    if (!st || st.conn !== conn) return;
+    this.pool.detach(name);
+    st.conn = undefined;
+    st.connectedSpec = undefined;
+    void conn.close();
+    st.state = 'disconnected';
+    st.error = reason;
+    setCondition(st.conditions, 'Ready', false, 'ConnectionLost', reason);
+    this.setPhase(st, 'Failed', reason, 'error');
+    this.events.emit({ stage: 'disconnected', backend: name, severity: 'error', message: `${name} lost its connection: ${reason}` });
+    this.scheduleRetry(st, reason);
+  }
+
+  /** Applies the registry's verdict on name conflicts (strategy `error`). */
+  syncConflicts(rejected: Map<string, string>): void {
+    for (const st of this.states.values()) {
+      const verdict = st.conn ? (rejected.get(st.name) ?? null) : null;
+      if (verdict === st.conflict) continue;
+      st.conflict = verdict;
+      if (verdict) {
+        st.error = verdict;
+        setCondition(st.conditions, 'Ready', false, 'NameConflict', verdict);
+        this.events.emit({ stage: 'conflict', backend: st.name, severity: 'error', message: `${st.name} left out: ${verdict}` });
+        this.setPhase(st, 'Failed', verdict, 'error');
+      } else if (st.conn) {
+        st.error = null;
+        setCondition(st.conditions, 'Ready', true, 'Connected', 'conflict resolved');
+        this.setPhase(st, 'Ready', 'name conflict resolved');
+      }
+    }
+  }
+
+  /** Phase change with its event; a no-op when the phase is unchanged. */
+  setPhase(st: BackendState, phase: Phase, why: string, severity: 'info' | 'warning' | 'error' = 'info'): void {
+    if (st.phase === phase) return;
+    const from = st.phase;
+    st.phase = phase;
+    this.events.emit({ stage: 'phase_changed', backend: st.name, severity, message: `${st.name}: ${from} -> ${phase} (${why})`, details: { from, to: phase } });
+  }
+
+  /** Stops acting: no new actions, no retries. Connections are closed by the caller. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const st of this.states.values()) clearTimeout(st.retryTimer);
+    this.actions.clear();
+    await this.actions.onIdle();
+  }
+
+  get pendingActions(): number {
+    return this.actions.size + this.actions.pending;
+  }
+
+  // --- the loop ---
+
+  private reconcile(name: string): void {
+    if (this.stopped) return;
+    const desired = this.desired.get(name);
+    let st = this.states.get(name);
+    if (!desired) {
+      if (st) this.act(st, () => this.remove(st!));
+      return;
+    }
+    if (!st) {
+      st = new BackendState(name, desired);
+      this.states.set(name, st);
+      this.events.emit({ stage: 'registered', backend: name, message: `backend ${name} (${desired.type}) registered` });
+    }
+    if (st.busy) {
+      st.dirty = true;
+      return;
+    }
+    st.spec = desired;
+    if (desired.enabled === false) {
+      if (st.conn) this.act(st, () => this.disconnect(st!, 'disabled in config'));
+      else {
+        setCondition(st.conditions, 'Ready', false, 'Disabled', 'disabled in config');
+        this.setPhase(st, 'Pending', 'disabled in config');
+        this.settle(name);
+      }
+      return;
+    }
+    if (st.conn) {
+      if (st.forceReconnect || !sameConnection(st.connectedSpec!, desired)) {
+        const why = st.forceReconnect ? 'manual reconnect' : 'configuration changed';
+        this.act(st, async () => {
+          await this.disconnect(st!, why);
+          await this.connect(st!, desired);
+        });
+      } else {
+        this.settle(name);
+      }
+      return;
+    }
+    const wait = st.nextAttemptAt - Date.now();
+    if (wait > 0 && !st.forceReconnect) {
+      this.armRetryTimer(st, wait);
+      return;
+    }
+    this.act(st, () => this.connect(st!, desired));
+  }
+
+  /** Runs an action through the bounded queue; reconciles again if anything changed meanwhile. */
+  private act(st: BackendState, action: () => Promise<void>): void {
+    st.busy = true;
+    st.dirty = false;
+    void this.actions
+      .add(action)
+      .catch((err) => this.log.error({ backend: st.name, err }, 'reconcile action failed unexpectedly'))
+      .finally(() => {
+        st.busy = false;
+        if (st.dirty) this.enqueue(st.name);
+        else this.settle(st.name);
+      });
+  }
+
+  private async connect(st: BackendState, spec: BackendSpec): Promise<void> {
+    if (this.stopped) return;
+    st.forceReconnect = false;
+    st.state = 'connecting';
+    st.error = null;
+    setCondition(st.conditions, 'Ready', false, 'Connecting', 'connection in progress');
+    this.setPhase(st, 'Initializing', 'connecting');
+    this.events.emit({ stage: 'connecting', backend: st.name, message: `connecting to ${st.name} (attempt ${st.attempts + 1})` });
+    const conn = this.pool.create(st.name, spec);
+    const started = performance.now();
+    try {
+      await conn.connect();
+    } catch (err) {
+      const reason = (err as Error).message;
+      st.state = 'disconnected';
+      st.error = reason;
+      st.attempts += 1;
+      this.setPhase(st, 'Failed', reason, 'error');
+      this.events.emit({ stage: 'error', backend: st.name, severity: 'error', message: `${st.name} failed to connect: ${reason}`, details: { attempt: st.attempts } });
+      this.scheduleRetry(st, reason, false);
+      return;
+    }
+    if (this.stopped || this.desired.get(st.name) !== spec) {
+      // Desired state moved on while connecting; drop this one and let the next reconcile decide.
+      await conn.close();
+      st.state = 'disconnected';
+      st.dirty = true;
+      return;
+    }
+    conn.on('closed', (reason) => this.connectionLost(st.name, conn, reason));
+    st.conn = conn;
+    st.connectedSpec = spec;
+    st.attempts = 0;
+    st.nextAttemptAt = 0;
+    st.state = 'connected';
+    st.error = null;
+    const ms = Math.round(performance.now() - started);
+    setCondition(st.conditions, 'Ready', true, 'Connected', `connected in ${ms} ms`);
+    this.setPhase(st, 'Ready', 'connected');
+    this.events.emit({
+      stage: 'connected',
+      backend: st.name,
+      message: `${st.name} connected: ${conn.catalog.tools.length} tools, ${conn.catalog.resources.length} resources, ${conn.catalog.prompts.length} prompts`,
+      details: { connect_ms: ms, pid: conn.pid ?? null },
+    });
+    this.pool.attach(conn);
+  }
+
+  private async disconnect(st: BackendState, why: string): Promise<void> {
+    const conn = st.conn;
+    st.conn = undefined;
+    st.connectedSpec = undefined;
+    st.conflict = null;
+    if (!conn) return;
+    this.pool.detach(st.name);
+    st.state = 'disconnecting';
+    await conn.close();
+    st.state = 'disconnected';
+    setCondition(st.conditions, 'Ready', false, 'Disconnected', why);
+    this.setPhase(st, 'Pending', why);
+    this.events.emit({ stage: 'disconnected', backend: st.name, message: `${st.name} disconnected: ${why}` });
+  }
+
+  private async remove(st: BackendState): Promise<void> {
+    clearTimeout(st.retryTimer);
+    await this.disconnect(st, 'removed from config');
+    if (this.desired.has(st.name)) return; // re-added meanwhile: keep the state
+    this.states.delete(st.name);
+    this.events.emit({ stage: 'removed', backend: st.name, message: `backend ${st.name} removed` });
+  }
+
+  private scheduleRetry(st: BackendState, reason: string, countAttempt = true): void {
+    if (this.stopped) return;
+    if (countAttempt) st.attempts += 1;
+    const delay = backoffDelay(st.attempts, this.opts.backoff);
+    st.nextAttemptAt = Date.now() + delay;
+    const at = new Date(st.nextAttemptAt).toISOString();
+    setCondition(st.conditions, 'Ready', false, st.conditions.find((c) => c.type === 'Ready')?.reason === 'ConnectionLost' ? 'ConnectionLost' : 'ConnectFailed', `${reason}; next attempt at ${at} (in ${delay} ms, attempt ${st.attempts + 1})`);
+    this.events.emit({ stage: 'retry_scheduled', backend: st.name, severity: 'warning', message: `${st.name}: retry in ${delay} ms`, details: { delay_ms: delay, next_attempt_at: at, attempt: st.attempts + 1 } });
+    this.armRetryTimer(st, delay);
+    this.settle(st.name);
+  }
+
+  private armRetryTimer(st: BackendState, delay: number): void {
+    clearTimeout(st.retryTimer);
+    st.retryTimer = setTimeout(() => this.enqueue(st.name), delay);
+    st.retryTimer.unref();
+  }
+
+  private waitSettled(name: string): Promise<void> {
+    return new Promise((resolve) => {
+      const list = this.settledWaiters.get(name) ?? [];
+      list.push(resolve);
+      this.settledWaiters.set(name, list);
+    });
+  }
+
+  private settle(name: string): void {
+    const waiters = this.settledWaiters.get(name);
+    if (!waiters) return;
+    this.settledWaiters.delete(name);
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The audit step of the request chain: one record per MCP operation, written
+ * when it ends, whatever the outcome (success, tool error, unknown name,
+ * backend down, timeout).
+ */
+import type { Interceptor, OperationContext } from '../operation.js';
+import type { AuditLog } from './audit-log.js';
+import { buildAuditRecord } from './audit-record-builder.js';
+
+export function createAuditInterceptor(audit: AuditLog): Interceptor {
+  return async function auditStep<T>(ctx: OperationContext, next: () => Promise<T>): Promise<T> {
+    const startedAt = performance.now();
+    try {
+      const result = await next();
+      audit.record(buildAuditRecord({ ...base(ctx, startedAt), toolError: toolErrorText(result) }));
+      return result;
+    } catch (error) {
+      audit.record(buildAuditRecord({ ...base(ctx, startedAt), error }));
+      throw error;
+    }
+  };
+}
+
+function base(ctx: OperationContext, startedAt: number) {
+  return {
+    sessionId: ctx.sessionId,
+    clientIp: ctx.clientIp ?? '',
+    userId: ctx.userId,
+    // Unknown names never resolve to a backend; the record still says what was asked for.
+    backend: ctx.backend ?? '',
+    method: ctx.method,
+    capabilityName: ctx.capability,
+    originalName: ctx.originalName ?? ctx.capability,
+    startedAt,
+    metadata: { transport: ctx.transport, jsonrpc_id: ctx.requestId ?? null },
+  };
+}
+
+/** The text of a tool result that reports `isError: true`, else undefined. */
+function toolErrorText(result: unknown): string | undefined {
+  const r = result as { isError?: unknown; content?: Array<{ type?: string; text?: string }> } | undefined;
+  if (!r || r.isError !== true) return undefined;
+  const text = (r.content ?? []).filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text).join('\n');
+  return text || 'tool reported an error';
+}

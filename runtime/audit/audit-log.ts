@@ -1,0 +1,145 @@
+/**
+ * The audit trail: one JSON line per MCP operation, appended to `audit.file`
+ * with size-based rotation, and mirrored on the logger at the `audit` level.
+ *
+ * record() sits on the request path, so it never touches the disk: it only
+ * serialises the record into an in-memory queue. A single background writer
+ * drains the queue in batches. Nothing is dropped: when a write fails the
+ * unwritten lines stay queued and are retried.
+ */
+import type { AuditRecord } from '../../schemas/audit-record.js';
+import type { Logger } from '../logging/logger.js';
+import { redactor as processRedactor, type Redactor } from '../logging/redactor.js';
+import { RotatingFile, RotatingFileWriteError } from './rotating-file.js';
+
+export interface AuditLogOptions {
+  enabled: boolean;
+  file: string;
+  /** Fractions are allowed (tests use e.g. 0.001). */
+  maxSizeMb: number;
+  backupCount: number;
+  logger?: Logger;
+  /** Applied to each line before it is written; defaults to the process-wide redactor. */
+  redactor?: Redactor;
+}
+
+const BYTES_PER_MB = 1024 * 1024;
+/** Bounds the size of one write so a large backlog does not become one huge string. */
+const MAX_BATCH_LINES = 10_000;
+const RETRY_DELAY_MS = 1_000;
+
+export class AuditLog {
+  private readonly enabled: boolean;
+  private readonly file: RotatingFile;
+  private readonly logger?: Logger;
+  private readonly redactor: Redactor;
+
+  private queue: string[] = [];
+  /** Lines accepted by record() and lines known to be in a file; flush() waits for the gap to close. */
+  private recorded = 0;
+  private written = 0;
+  private writer: Promise<void> | null = null;
+  private lastError: unknown = undefined;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private closing: Promise<void> | null = null;
+
+  constructor(opts: AuditLogOptions) {
+    this.enabled = opts.enabled;
+    this.logger = opts.logger;
+    this.redactor = opts.redactor ?? processRedactor;
+    this.file = new RotatingFile({
+      path: opts.file,
+      maxBytes: opts.maxSizeMb * BYTES_PER_MB,
+      backupCount: opts.backupCount,
+    });
+  }
+
+  record(r: AuditRecord): void {
+    if (!this.enabled) return;
+    this.logger?.audit(
+      { audit: r },
+      `mcp_operation ${r.target.method} ${r.target.backend}/${r.target.capability_name} ${r.outcome.status}`,
+    );
+    if (this.closing !== null) {
+      // The file is closed; the logger line above is the only trace left.
+      this.logger?.error({ event_id: r.event_id }, 'audit record received after the audit log was closed');
+      return;
+    }
+    this.queue.push(`${this.redactor.redact(JSON.stringify(r))}\n`);
+    this.recorded++;
+    // While a retry is pending the disk is known to be failing; let the timer
+    // (or an explicit flush) try again rather than every new record.
+    if (this.retryTimer === null) void this.startWriter();
+  }
+
+  /** Resolves once every record made before the call is in the file; rejects if the disk write keeps failing. */
+  async flush(): Promise<void> {
+    const target = this.recorded;
+    while (this.written < target) {
+      await this.startWriter();
+      if (this.written < target && this.lastError !== undefined) throw this.lastError;
+    }
+  }
+
+  /** Flushes, then closes the file. Later records only reach the logger. */
+  close(): Promise<void> {
+    this.closing ??= this.flushAndClose();
+    return this.closing;
+  }
+
+  private async flushAndClose(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      this.clearRetry();
+      await this.writer;
+      await this.file.close();
+    }
+  }
+
+  private startWriter(): Promise<void> {
+    this.writer ??= this.drain().finally(() => {
+      this.writer = null;
+    });
+    return this.writer;
+  }
+
+  /** Never rejects: failures are kept in `lastError` and retried later. */
+  private async drain(): Promise<void> {
+    // Let the rest of the current tick's records join the first batch.
+    await Promise.resolve();
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH_LINES);
+      try {
+        await this.file.appendLines(batch);
+        this.written += batch.length;
+        this.lastError = undefined;
+        this.clearRetry();
+      } catch (err) {
+        const done = err instanceof RotatingFileWriteError ? err.linesWritten : 0;
+        this.written += done;
+        this.queue = batch.slice(done).concat(this.queue);
+        this.lastError = err;
+        this.logger?.error({ err, pending: this.queue.length }, 'audit log write failed; records kept in memory and retried');
+        this.scheduleRetry();
+        return;
+      }
+    }
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer !== null || this.closing !== null) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.startWriter();
+    }, RETRY_DELAY_MS);
+    // A pending retry must not keep the process alive on its own.
+    this.retryTimer.unref();
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer === null) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * One live MCP session with one backend: an SDK Client over the backend's
+ * transport. It loads the backend's catalog (following pagination), keeps it
+ * fresh on `list_changed`, forwards requests with passthrough results, and
+ * hands requests and notifications the backend sends to its client over to
+ * a bridge (the gateway side decides which client session gets them).
+ *
+ * It does not retry or reconnect: that is the controller's decision.
+ */
+import { EventEmitter } from 'node:events';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { JSONRPCRequest, Notification, Progress, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from './logging/logger.js';
+import type { BackendSpec } from '../schemas/config.js';
+import { BackendUnavailableError } from '../schemas/errors.js';
+import { createTransport } from './transports/create-transport.js';
+import { emptyCatalog, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
+import { toBackendError } from './backend-errors.js';
+import { GATEWAY_NAME, GATEWAY_VERSION } from './version.js';
+
+export type JsonObject = Record<string, unknown>;
+
+/**
+ * Result "schema" that accepts anything: the gateway forwards results as the
+ * backend produced them (full fidelity), and skipping zod keeps the proxy path cheap.
+ */
+const PASSTHROUGH = { safeParse: (data: unknown) => ({ success: true as const, data }) } as never;
+
+/** Where backend-initiated traffic goes. Implemented by the session side. */
+export interface BackendBridge {
+  /** `sampling/createMessage`, `elicitation/create`, `roots/list` raised by the backend. */
+  onServerRequest(backend: string, request: JSONRPCRequest, signal: AbortSignal): Promise<JsonObject>;
+  /** Notifications other than list changes and progress (resource updates, log messages). */
+  onNotification(backend: string, notification: Notification): void;
+}
+
+export interface ForwardOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+  onprogress?: (progress: Progress) => void;
+}
+
+const LIST_METHODS: Record<CatalogKind, { method: string; field: string; capability: keyof ServerCapabilities }> = {
+  tools: { method: 'tools/list', field: 'tools', capability: 'tools' },
+  resources: { method: 'resources/list', field: 'resources', capability: 'resources' },
+  resourceTemplates: { method: 'resources/templates/list', field: 'resourceTemplates', capability: 'resources' },
+  prompts: { method: 'prompts/list', field: 'prompts', capability: 'prompts' },
+};
+
+const LIST_CHANGED: Record<string, CatalogKind[]> = {
+  'notifications/tools/list_changed': ['tools'],
+  'notifications/resources/list_changed': ['resources', 'resourceTemplates'],
+  'notifications/prompts/list_changed': ['prompts'],
+};
+
+/** Catalog pages followed at most, so a looping cursor cannot hang a connect. */
+const MAX_PAGES = 1000;
+
+export interface BackendConnectionEvents {
+  catalog: [];
+  closed: [reason: string];
+}
+
+export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
+  readonly name: string;
+  readonly spec: BackendSpec;
+  catalog: BackendCatalog = emptyCatalog();
+  private client?: Client;
+  private transport?: Transport;
+  private closing = false;
+  private exitReason?: string;
+
+  constructor(
+    name: string,
+    spec: BackendSpec,
+    private readonly bridge: BackendBridge,
+    private readonly log: Logger,
+  ) {
+    super();
+    this.name = name;
+    this.spec = spec;
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.client?.getServerCapabilities();
+  }
+
+  get pid(): number | undefined {
+    return (this.transport as { pid?: number } | undefined)?.pid;
+  }
+
+  /** Connects, initializes and loads the catalog, within the connect timeout. */
+  async connect(): Promise<void> {
+    const timeoutMs = (this.spec.timeouts?.connect_s ?? 30) * 1000;
+    const transport = createTransport(this.spec, {
+      onstderr: (line) => this.log.debug({ backend: this.name, stream: 'stderr' }, line),
+      onexit: ({ code, signal }) => {
+        this.exitReason = signal ? `process killed by ${signal}` : `process exited with code ${code}`;
+      },
+    });
+    this.transport = transport;
+    const client = new Client(
+      { name: GATEWAY_NAME, version: GATEWAY_VERSION },
+      { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
+    );
+    this.client = client;
+    client.fallbackRequestHandler = (request, extra) => this.bridge.onServerRequest(this.name, request, extra.signal) as never;
+    client.fallbackNotificationHandler = async (n) => this.onNotification(n);
+    client.onclose = () => {
+      if (this.closing) return;
+      this.closing = true;
+      this.emit('closed', this.exitReason ?? 'connection closed');
+    };
+    client.onerror = (err) => this.log.debug({ backend: this.name, err: err.message }, 'backend transport error');
+
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(), timeoutMs);
+    try {
+      await withAbort(client.connect(transport, { timeout: timeoutMs }), timer.signal, () => new Error(`connect timed out after ${timeoutMs} ms`));
+      await withAbort(this.loadCatalog(['tools', 'resources', 'resourceTemplates', 'prompts']), timer.signal, () => new Error(`catalog load timed out after ${timeoutMs} ms`));
+    } catch (err) {
+      await this.close();
+      const reason = this.exitReason ? `${(err as Error).message} (${this.exitReason})` : (err as Error).message;
+      throw new Error(reason, { cause: err });
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  /** Forwards one request with the backend's own result object (no re-validation). */
+  async request(method: string, params: JsonObject | undefined, opts: ForwardOptions): Promise<JsonObject> {
+    const client = this.client;
+    if (!client || this.closing) throw new BackendUnavailableError(this.name, 'not connected');
+    const options: RequestOptions = { signal: opts.signal, timeout: opts.timeoutMs };
+    if (opts.onprogress) {
+      options.onprogress = opts.onprogress;
+      options.resetTimeoutOnProgress = true;
+    }
+    try {
+      return (await client.request({ method, params } as never, PASSTHROUGH, options)) as JsonObject;
+    } catch (err) {
+      throw toBackendError(this.name, err, opts.timeoutMs);
+    }
+  }
+
+  /** Sends a notification to the backend (e.g. roots/list_changed), ignoring a closed transport. */
+  async notify(method: string, params?: JsonObject): Promise<void> {
+    await this.client?.notification({ method, params } as never).catch(() => undefined);
+  }
+
+  /** MCP ping; resolves with the round-trip time in milliseconds. */
+  async ping(timeoutMs: number): Promise<number> {
+    const started = performance.now();
+    await this.request('ping', undefined, { timeoutMs });
+    return performance.now() - started;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const client = this.client;
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    this.catalog = emptyCatalog();
+    try {
+      if (client) await client.close();
+      else await transport?.close();
+    } catch (err) {
+      this.log.debug({ backend: this.name, err: (err as Error).message }, 'error while closing backend');
+    }
+  }
+
+  private async onNotification(n: Notification): Promise<void> {
+    const kinds = LIST_CHANGED[n.method];
+    if (!kinds) {
+      this.bridge.onNotification(this.name, n);
+      return;
+    }
+    try {
+      await this.loadCatalog(kinds);
+    } catch (err) {
+      this.log.warn({ backend: this.name, err: (err as Error).message }, 'failed to refresh catalog after list_changed');
+    }
+  }
+
+  private async loadCatalog(kinds: CatalogKind[]): Promise<void> {
+    const caps = this.serverCapabilities ?? {};
+    const next = { ...this.catalog };
+    await Promise.all(
+      kinds.map(async (kind) => {
+        const spec = LIST_METHODS[kind];
+        next[kind] = caps[spec.capability] ? ((await this.listAll(spec.method, spec.field)) as never) : [];
+      }),
+    );
+    if (this.closing) return;
+    this.catalog = next;
+    this.emit('catalog');
+  }
+
+  private async listAll(method: string, field: string): Promise<unknown[]> {
+    const timeoutMs = (this.spec.timeouts?.request_s ?? 60) * 1000;
+    const items: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.request(method, cursor ? { cursor } : undefined, { timeoutMs });
+      const list = result[field];
+      if (Array.isArray(list)) items.push(...list);
+      cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
+      if (!cursor) break;
+    }
+    return items;
+  }
+}
+
+function withAbort<T>(promise: Promise<T>, signal: AbortSignal, error: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(error());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(error());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * The set of live backend connections and the registry built from the ones
+ * that serve traffic. The controller decides when a connection is created,
+ * attached (serving), detached or closed; the pool keeps the registry in step
+ * and says which lists changed, so client sessions get exactly the
+ * `list_changed` notifications they need.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from './logging/logger.js';
+import type { BackendSpec } from '../schemas/config.js';
+import { BackendConnection, type BackendBridge } from './backend-connection.js';
+import { buildSnapshot, emptySnapshot, type ConflictPolicy, type RegistrySnapshot } from './capability-registry.js';
+
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
+export interface BackendPoolEvents {
+  /** The registry was rebuilt; `changed` names the client-visible lists that differ. */
+  registry: [snapshot: RegistrySnapshot, changed: Set<ListKind>];
+}
+
+export class BackendPool extends EventEmitter<BackendPoolEvents> {
+  private readonly serving = new Map<string, BackendConnection>();
+  private order: string[] = [];
+  private policy: ConflictPolicy = { strategy: 'prefix', separator: '_' };
+  private specs = new Map<string, BackendSpec>();
+  snapshot: RegistrySnapshot = emptySnapshot();
+  private signatures: Record<ListKind, string> = { tools: '[]', prompts: '[]', resources: '[][]' };
+
+  constructor(
+    private readonly bridge: BackendBridge,
+    private readonly log: Logger,
+  ) {
+    super();
+  }
+
+  /** New desired state: config order decides conflicts; specs feed filters and renames. */
+  configure(specs: Record<string, BackendSpec>, policy: ConflictPolicy): void {
+    this.order = Object.keys(specs);
+    this.specs = new Map(Object.entries(specs));
+    this.policy = policy;
+    this.rebuild();
+  }
+
+  create(name: string, spec: BackendSpec): BackendConnection {
+    return new BackendConnection(name, spec, this.bridge, this.log);
+  }
+
+  /** Puts a connected backend into service. */
+  attach(conn: BackendConnection): void {
+    const previous = this.serving.get(conn.name);
+    if (previous === conn) return;
+    previous?.removeAllListeners('catalog');
+    this.serving.set(conn.name, conn);
+    conn.on('catalog', () => this.rebuild());
+    this.rebuild();
+  }
+
+  /** Takes a backend out of service (its capabilities leave the registry). */
+  detach(name: string): void {
+    const conn = this.serving.get(name);
+    if (!conn) return;
+    conn.removeAllListeners('catalog');
+    this.serving.delete(name);
+    this.rebuild();
+  }
+
+  /** The serving connection of a backend, if any. */
+  get(name: string): BackendConnection | undefined {
+    return this.serving.get(name);
+  }
+
+  servingNames(): string[] {
+    return [...this.serving.keys()];
+  }
+
+  private rebuild(): void {
+    const inputs = this.order
+      .filter((name) => this.serving.has(name))
+      .map((name) => {
+        const conn = this.serving.get(name)!;
+        // Filters and renames come from the desired spec, so a config edit applies without reconnecting when possible.
+        return { name, spec: this.specs.get(name) ?? conn.spec, catalog: conn.catalog };
+      });
+    const snapshot = buildSnapshot(inputs, this.policy);
+    const next: Record<ListKind, string> = {
+      tools: JSON.stringify(snapshot.lists.tools),
+      prompts: JSON.stringify(snapshot.lists.prompts),
+      resources: JSON.stringify(snapshot.lists.resources) + JSON.stringify(snapshot.lists.resourceTemplates),
+    };
+    const changed = new Set<ListKind>((Object.keys(next) as ListKind[]).filter((k) => next[k] !== this.signatures[k]));
+    this.signatures = next;
+    this.snapshot = snapshot;
+    this.emit('registry', snapshot, changed);
+  }
+}

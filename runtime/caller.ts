@@ -1,0 +1,26 @@
+/** Who a forwarded request is made for, and how to reach that client back. */
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallerTransport } from './operation.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface CallerContext {
+  sessionId: string;
+  transport: CallerTransport;
+  clientIp?: string;
+  userId?: string;
+  /** JSON-RPC id of the client's request, when there is one. */
+  requestId?: string | number;
+  /**
+   * Sends a request to this caller's client in the context of the in-flight
+   * call (sampling, elicitation, roots). Absent when the caller cannot answer
+   * (the management API).
+   */
+  sendRequest?: (request: Pick<JSONRPCRequest, 'method' | 'params'>, signal: AbortSignal) => Promise<JsonObject>;
+}
+
+export interface ForwardRequestOptions {
+  signal?: AbortSignal;
+  /** Client progress token; when set, backend progress is relayed through `onprogress`. */
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}

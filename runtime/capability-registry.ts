@@ -1,0 +1,219 @@
+/**
+ * The aggregate catalog: every Ready backend's tools, prompts, resources and
+ * resource templates after filters, renames and the conflict strategy, plus
+ * the routes from exposed names back to `[backend, original]`.
+ *
+ * A snapshot is immutable and rebuilt as a whole whenever any backend's
+ * catalog changes; lookups on the request path are then single Map reads,
+ * and list responses are prebuilt arrays.
+ */
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { BackendSpec, ConflictStrategy } from '../schemas/config.js';
+import type { BackendCatalog } from './backend-catalog.js';
+import { compileFilter } from './name-filter.js';
+
+export interface Route {
+  backend: string;
+  /** Name (tools, prompts) or URI (resources) at the backend. */
+  original: string;
+}
+
+export interface ToolEntry extends Route {
+  tool: Tool;
+  renamed: boolean;
+  /** Hidden by the backend's filters: listed for operators, never exposed to clients. */
+  filtered: boolean;
+}
+
+export interface PromptEntry extends Route {
+  prompt: Prompt;
+  renamed: boolean;
+  filtered: boolean;
+}
+
+export interface ResourceEntry extends Route {
+  resource: Resource;
+  filtered: boolean;
+}
+
+export interface TemplateEntry extends Route {
+  template: ResourceTemplate;
+  matcher: UriTemplate;
+}
+
+export interface Conflict {
+  kind: 'tool' | 'prompt' | 'resource';
+  name: string;
+  /** Backend that keeps the name. */
+  winner: string;
+  /** Backend whose capability (or, under `error`, whole catalog) was left out. */
+  loser: string;
+}
+
+export interface BackendInput {
+  name: string;
+  spec: BackendSpec;
+  catalog: BackendCatalog;
+}
+
+export interface RegistrySnapshot {
+  tools: Map<string, ToolEntry>;
+  prompts: Map<string, PromptEntry>;
+  resources: Map<string, ResourceEntry>;
+  templates: TemplateEntry[];
+  /** Everything including filtered entries, for the management API. */
+  all: { tools: ToolEntry[]; prompts: PromptEntry[]; resources: ResourceEntry[] };
+  /** Prebuilt list results for clients. */
+  lists: { tools: Tool[]; prompts: Prompt[]; resources: Resource[]; resourceTemplates: ResourceTemplate[] };
+  conflicts: Conflict[];
+  /** Backends left out entirely by the `error` strategy, with the reason. */
+  rejected: Map<string, string>;
+}
+
+export interface ConflictPolicy {
+  strategy: ConflictStrategy;
+  separator: string;
+}
+
+export const emptySnapshot = (): RegistrySnapshot => buildSnapshot([], { strategy: 'prefix', separator: '_' });
+
+/** Backends must be given in config order: that order decides every conflict. */
+export function buildSnapshot(backends: BackendInput[], policy: ConflictPolicy): RegistrySnapshot {
+  const snap: RegistrySnapshot = {
+    tools: new Map(),
+    prompts: new Map(),
+    resources: new Map(),
+    templates: [],
+    all: { tools: [], prompts: [], resources: [] },
+    lists: { tools: [], prompts: [], resources: [], resourceTemplates: [] },
+    conflicts: [],
+    rejected: new Map(),
+  };
+  for (const backend of backends) {
+    const candidate = exposeBackend(backend, policy);
+    const clashes = findClashes(snap, candidate);
+    if (policy.strategy === 'error' && clashes.length > 0) {
+      snap.conflicts.push(...clashes);
+      snap.rejected.set(backend.name, describeClashes(clashes));
+      continue;
+    }
+    admit(snap, candidate, clashes);
+  }
+  snap.lists.tools = [...snap.tools.values()].map((e) => e.tool);
+  snap.lists.prompts = [...snap.prompts.values()].map((e) => e.prompt);
+  snap.lists.resources = [...snap.resources.values()].map((e) => e.resource);
+  snap.lists.resourceTemplates = snap.templates.map((e) => e.template);
+  return snap;
+}
+
+/** Finds the template entry whose URI template matches, in config order. */
+export function matchTemplate(snap: RegistrySnapshot, uri: string): TemplateEntry | undefined {
+  return snap.templates.find((t) => t.matcher.match(uri) !== null);
+}
+
+export function routeMap(snap: RegistrySnapshot): Record<string, [string, string]> {
+  const map: Record<string, [string, string]> = {};
+  for (const [name, e] of snap.tools) map[name] = [e.backend, e.original];
+  for (const [name, e] of snap.prompts) map[name] = [e.backend, e.original];
+  for (const [uri, e] of snap.resources) map[uri] = [e.backend, e.original];
+  for (const t of snap.templates) map[t.template.uriTemplate] = [t.backend, t.original];
+  return map;
+}
+
+interface Candidate {
+  name: string;
+  tools: ToolEntry[];
+  prompts: PromptEntry[];
+  resources: ResourceEntry[];
+  templates: TemplateEntry[];
+}
+
+function exposeBackend({ name, spec, catalog }: BackendInput, policy: ConflictPolicy): Candidate {
+  const prefix = policy.strategy === 'prefix' ? `${name}${policy.separator}` : '';
+  const toolFilter = compileFilter(spec.filters?.tools);
+  const promptFilter = compileFilter(spec.filters?.prompts);
+  const resourceFilter = compileFilter(spec.filters?.resources);
+  const toolRenames = spec.rename?.tools ?? {};
+  const promptRenames = spec.rename?.prompts ?? {};
+
+  const tools = catalog.tools.map((tool): ToolEntry => {
+    const rename = toolRenames[tool.name];
+    const exposed = prefix + (rename?.name ?? tool.name);
+    const description = rename?.description ?? tool.description;
+    return {
+      backend: name,
+      original: tool.name,
+      tool: { ...tool, name: exposed, ...(description !== undefined ? { description } : {}) },
+      renamed: rename !== undefined,
+      filtered: !toolFilter(tool.name),
+    };
+  });
+  const prompts = catalog.prompts.map((prompt): PromptEntry => {
+    const rename = promptRenames[prompt.name];
+    const exposed = prefix + (rename?.name ?? prompt.name);
+    const description = rename?.description ?? prompt.description;
+    return {
+      backend: name,
+      original: prompt.name,
+      prompt: { ...prompt, name: exposed, ...(description !== undefined ? { description } : {}) },
+      renamed: rename !== undefined,
+      filtered: !promptFilter(prompt.name),
+    };
+  });
+  // URIs are identifiers with meaning to the client; they are never rewritten. Filters match the URI or the name.
+  const resources = catalog.resources.map(
+    (resource): ResourceEntry => ({
+      backend: name,
+      original: resource.uri,
+      resource,
+      filtered: !(resourceFilter(resource.uri) || resourceFilter(resource.name)),
+    }),
+  );
+  const templates = catalog.resourceTemplates
+    .filter((t) => resourceFilter(t.uriTemplate) || resourceFilter(t.name))
+    .flatMap((template): TemplateEntry[] => {
+      try {
+        return [{ backend: name, original: template.uriTemplate, template, matcher: new UriTemplate(template.uriTemplate) }];
+      } catch {
+        return []; // an unparseable template cannot be routed; leave it out
+      }
+    });
+  return { name, tools, prompts, resources, templates };
+}
+
+function findClashes(snap: RegistrySnapshot, c: Candidate): Conflict[] {
+  const clashes: Conflict[] = [];
+  const check = <E extends Route>(kind: Conflict['kind'], map: Map<string, E>, key: string) => {
+    const owner = map.get(key);
+    if (owner && owner.backend !== c.name) clashes.push({ kind, name: key, winner: owner.backend, loser: c.name });
+  };
+  for (const t of c.tools) if (!t.filtered) check('tool', snap.tools, t.tool.name);
+  for (const p of c.prompts) if (!p.filtered) check('prompt', snap.prompts, p.prompt.name);
+  for (const r of c.resources) if (!r.filtered) check('resource', snap.resources, r.resource.uri);
+  return clashes;
+}
+
+function admit(snap: RegistrySnapshot, c: Candidate, clashes: Conflict[]): void {
+  const lost = new Set(clashes.map((x) => `${x.kind}:${x.name}`));
+  snap.conflicts.push(...clashes);
+  for (const t of c.tools) {
+    snap.all.tools.push(t);
+    if (!t.filtered && !lost.has(`tool:${t.tool.name}`)) snap.tools.set(t.tool.name, t);
+  }
+  for (const p of c.prompts) {
+    snap.all.prompts.push(p);
+    if (!p.filtered && !lost.has(`prompt:${p.prompt.name}`)) snap.prompts.set(p.prompt.name, p);
+  }
+  for (const r of c.resources) {
+    snap.all.resources.push(r);
+    if (!r.filtered && !lost.has(`resource:${r.resource.uri}`)) snap.resources.set(r.resource.uri, r);
+  }
+  snap.templates.push(...c.templates);
+}
+
+function describeClashes(clashes: Conflict[]): string {
+  const first = clashes.slice(0, 3).map((x) => `${x.kind} '${x.name}' is also exposed by '${x.winner}'`);
+  const more = clashes.length > 3 ? ` (and ${clashes.length - 3} more)` : '';
+  return `name conflict: ${first.join('; ')}${more}`;
+}

@@ -1,0 +1,84 @@
+/**
+ * The gateway's pino logger factory.
+ *
+ * Redaction happens in `hooks.streamWrite`, on the final serialized line,
+ * because that single place sees everything a line can carry: the message,
+ * nested fields, serialized errors (message and stack) and child bindings.
+ * Every destination (console, pretty console, file) is fed from that hook, so
+ * none of them can receive an unredacted line.
+ */
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { createPrettyStream } from './pretty-stream.js';
+import { redactor as processRedactor, type Redactor } from './redactor.js';
+
+/**
+ * `audit` sits between warn (40) and error (50) so that the common production
+ * setting `level: warn` still lets audit lines through.
+ */
+export const AUDIT_LEVEL = 45;
+export const CUSTOM_LEVELS = { audit: AUDIT_LEVEL } as const;
+
+export type Logger = PinoLogger<'audit'>;
+
+export interface CreateLoggerOptions {
+  /** A pino level name, `audit`, or `silent`. */
+  level: string;
+  /** Human-readable console output instead of JSON lines. */
+  pretty?: boolean;
+  /** Also append JSON lines to this file (parent directories are created). */
+  file?: string;
+  /** Defaults to the process-wide redactor that the secret store registers into. */
+  redactor?: Redactor;
+  name?: string;
+  /** Console destination; defaults to stdout. Tests pass a capturing stream. */
+  destination?: DestinationStream;
+  /** Colour the pretty output; defaults to true only when writing to a terminal. */
+  colorize?: boolean;
+}
+
+export function createLogger(opts: CreateLoggerOptions): Logger {
+  const redactor = opts.redactor ?? processRedactor;
+  const consoleOut = consoleStream(opts);
+  const stream = opts.file === undefined ? consoleOut : pino.multistream(fanOut(consoleOut, opts.file));
+
+  return pino<'audit', false>(
+    {
+      level: opts.level,
+      customLevels: CUSTOM_LEVELS,
+      ...(opts.name === undefined ? {} : { name: opts.name }),
+      // `error` is a common key for caught errors; without a serializer an
+      // Error serializes as `{}` and the message and stack are lost.
+      serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+      hooks: { streamWrite: (line) => redactor.redact(line) },
+    },
+    stream,
+  );
+}
+
+/** A logger that discards everything, for tests and for components built without one. */
+export function silentLogger(): Logger {
+  return pino<'audit', false>({ level: 'silent', customLevels: CUSTOM_LEVELS });
+}
+
+function consoleStream(opts: CreateLoggerOptions): DestinationStream {
+  if (!opts.pretty) {
+    // Asynchronous like pino's default; pino flushes it on process exit.
+    return opts.destination ?? pino.destination({ dest: 1, sync: false });
+  }
+  return createPrettyStream({
+    destination: opts.destination ?? process.stdout,
+    colorize: opts.colorize ?? (opts.destination === undefined && process.stdout.isTTY === true),
+    customLevels: CUSTOM_LEVELS,
+  });
+}
+
+function fanOut(consoleOut: DestinationStream, file: string): pino.StreamEntry[] {
+  // Synchronous writes: a log file is most useful for the lines written just
+  // before a crash, and the high-volume audit trail has its own async writer.
+  const fileStream = pino.destination({ dest: file, mkdir: true, sync: true });
+  // Entries at the lowest level: the logger's own level is the only filter.
+  return [
+    { level: 'trace', stream: consoleOut },
+    { level: 'trace', stream: fileStream },
+  ];
+}

@@ -1,0 +1,15 @@
+/** allow/deny glob filtering of capability names, compiled once per backend spec. */
+import picomatch from 'picomatch';
+import type { FilterRuleSpec } from '../schemas/config.js';
+
+export type NameFilter = (name: string) => boolean;
+
+const allowAll: NameFilter = () => true;
+
+export function compileFilter(rule: FilterRuleSpec | undefined): NameFilter {
+  if (!rule || (!rule.allow?.length && !rule.deny?.length)) return allowAll;
+  // `dot: true` so a pattern like `*` also matches names beginning with a dot; names are not paths.
+  const allow = rule.allow?.length ? picomatch(rule.allow, { dot: true }) : allowAll;
+  const deny = rule.deny?.length ? picomatch(rule.deny, { dot: true }) : () => false;
+  return (name) => allow(name) && !deny(name);
+}

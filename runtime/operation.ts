@@ -1,0 +1,37 @@
+/**
+ * An MCP operation (tool call, resource read, prompt fetch) as seen by the
+ * steps that wrap every forwarded request: audit and telemetry. Interceptors
+ * compose around the actual forwarding, so a failure anywhere (unknown name,
+ * backend down, timeout) passes through them too.
+ */
+export type OperationMethod = 'call_tool' | 'read_resource' | 'get_prompt';
+
+export type CallerTransport = 'streamable-http' | 'sse' | 'management';
+
+export interface OperationContext {
+  method: OperationMethod;
+  /** Exposed name or URI. */
+  capability: string;
+  /** Owning backend, once routing has resolved it. */
+  backend?: string;
+  /** Name or URI at the backend, once resolved. */
+  originalName?: string;
+  requestId?: string | number;
+  sessionId: string;
+  transport: CallerTransport;
+  clientIp?: string;
+  userId?: string;
+}
+
+export type Interceptor = <T>(ctx: OperationContext, next: () => Promise<T>) => Promise<T>;
+
+export type OperationRunner = <T>(ctx: OperationContext, last: () => Promise<T>) => Promise<T>;
+
+/** Composes interceptors (first = outermost) around a final step. */
+export function compose(interceptors: readonly Interceptor[]): OperationRunner {
+  if (interceptors.length === 0) return (_ctx, last) => last();
+  return function run<T>(ctx: OperationContext, last: () => Promise<T>): Promise<T> {
+    const step = (i: number): Promise<T> => (i === interceptors.length ? last() : interceptors[i]!(ctx, () => step(i + 1)));
+    return step(0);
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * Routes each client request to the backend that owns the name or URI, with
+ * the backend's request timeout, through the interceptor chain (audit,
+ * telemetry). It is also the bridge for backend-initiated traffic: a request
+ * a backend raises during a call goes to the client session whose call is in
+ * flight there.
+ */
+import { McpError, ErrorCode, type JSONRPCRequest, type Notification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  BackendUnavailableError,
+  PromptNotFoundError,
+  ResourceNotFoundError,
+  ToolNotFoundError,
+  BadRequestError,
+} from '../schemas/errors.js';
+import type { BackendPool } from './backend-pool.js';
+import type { BackendBridge, BackendConnection } from './backend-connection.js';
+import { matchTemplate, type Route } from './capability-registry.js';
+import { compose, type Interceptor, type OperationContext, type OperationMethod } from './operation.js';
+import type { CallerContext, ForwardRequestOptions, JsonObject } from './caller.js';
+import { InFlightCalls } from './in-flight-calls.js';
+
+export interface NotificationSink {
+  /** A backend notification other than list changes (resource updates, log messages). */
+  (backend: string, notification: Notification): void;
+}
+
+/** Picks a client for a backend request that no in-flight call explains (e.g. roots/list at startup). */
+export type FallbackRequestTarget = (request: JSONRPCRequest, signal: AbortSignal) => Promise<JsonObject>;
+
+export class Router implements BackendBridge {
+  private run: <T>(ctx: OperationContext, last: () => Promise<T>) => Promise<T>;
+  private readonly inFlight = new InFlightCalls();
+  notificationSink: NotificationSink = () => undefined;
+  fallbackRequestTarget?: FallbackRequestTarget;
+
+  constructor(
+    private readonly pool: BackendPool,
+    interceptors: readonly Interceptor[] = [],
+  ) {
+    this.run = compose(interceptors);
+  }
+
+  setInterceptors(interceptors: readonly Interceptor[]): void {
+    this.run = compose(interceptors);
+  }
+
+  callTool(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
+    const name = params.name;
+    if (typeof name !== 'string') return Promise.reject(new BadRequestError('tools/call needs a string `name`'));
+    return this.operation('call_tool', name, caller, () => this.pool.snapshot.tools.get(name), () => new ToolNotFoundError(name), (route) =>
+      this.forward(route, 'tools/call', { ...params, name: route.original }, caller, opts),
+    );
+  }
+
+  getPrompt(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
+    const name = params.name;
+    if (typeof name !== 'string') return Promise.reject(new BadRequestError('prompts/get needs a string `name`'));
+    return this.operation('get_prompt', name, caller, () => this.pool.snapshot.prompts.get(name), () => new PromptNotFoundError(name), (route) =>
+      this.forward(route, 'prompts/get', { ...params, name: route.original }, caller, opts),
+    );
+  }
+
+  readResource(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
+    const uri = params.uri;
+    if (typeof uri !== 'string') return Promise.reject(new BadRequestError('resources/read needs a string `uri`'));
+    return this.operation('read_resource', uri, caller, () => this.resourceRoute(uri), () => new ResourceNotFoundError(uri), (route) =>
+      this.forward(route, 'resources/read', params, caller, opts),
+    );
+  }
+
+  /** completion/complete, routed by the prompt name or resource (template) URI it refers to. */
+  complete(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
+    const ref = params.ref as { type?: string; name?: string; uri?: string } | undefined;
+    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
+      const route = this.pool.snapshot.prompts.get(ref.name);
+      if (!route) return Promise.reject(new PromptNotFoundError(ref.name));
+      return this.forward(route, 'completion/complete', { ...params, ref: { ...ref, name: route.original } }, caller, opts);
+    }
+    if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
+      const snap = this.pool.snapshot;
+      const route = snap.templates.find((t) => t.template.uriTemplate === ref.uri) ?? this.resourceRoute(ref.uri);
+      if (!route) return Promise.reject(new ResourceNotFoundError(ref.uri));
+      return this.forward(route, 'completion/complete', params, caller, opts);
+    }
+    return Promise.reject(new BadRequestError('completion/complete needs a ref/prompt name or ref/resource uri'));
+  }
+
+  /** Sends a request straight to one backend (subscribe, unsubscribe, logging level). */
+  async toBackend(backend: string, method: string, params: JsonObject | undefined, signal?: AbortSignal): Promise<JsonObject> {
+    const conn = this.serving(backend);
+    return conn.request(method, params, { signal, timeoutMs: requestTimeoutMs(conn) });
+  }
+
+  resourceRoute(uri: string): Route | undefined {
+    const snap = this.pool.snapshot;
+    return snap.resources.get(uri) ?? matchTemplate(snap, uri);
+  }
+
+  // --- BackendBridge: traffic the backend starts ---
+
+  onServerRequest(backend: string, request: JSONRPCRequest, signal: AbortSignal): Promise<JsonObject> {
+    const caller = this.inFlight.latest(backend);
+    if (caller?.sendRequest) return caller.sendRequest({ method: request.method, params: request.params }, signal);
+    if (this.fallbackRequestTarget) return this.fallbackRequestTarget(request, signal);
+    return Promise.reject(new McpError(ErrorCode.InvalidRequest, `No client session can answer ${request.method} for backend '${backend}'`));
+  }
+
+  onNotification(backend: string, notification: Notification): void {
+    this.notificationSink(backend, notification);
+  }
+
+  // --- internals ---
+
+  private operation<R extends Route>(
+    method: OperationMethod,
+    capability: string,
+    caller: CallerContext,
+    lookup: () => R | undefined,
+    notFound: () => Error,
+    forward: (route: R) => Promise<JsonObject>,
+  ): Promise<JsonObject> {
+    const ctx: OperationContext = {
+      method,
+      capability,
+      sessionId: caller.sessionId,
+      transport: caller.transport,
+      clientIp: caller.clientIp,
+      userId: caller.userId,
+      requestId: caller.requestId,
+    };
+    return this.run(ctx, () => {
+      const route = lookup();
+      if (!route) throw notFound();
+      ctx.backend = route.backend;
+      ctx.originalName = route.original;
+      return forward(route);
+    });
+  }
+
+  private async forward(route: Route, method: string, params: JsonObject, caller: CallerContext, opts: ForwardRequestOptions): Promise<JsonObject> {
+    const conn = this.serving(route.backend);
+    const outgoing = stripProgressToken(params);
+    const release = this.inFlight.add(route.backend, caller);
+    try {
+      return await conn.request(method, outgoing, { signal: opts.signal, timeoutMs: requestTimeoutMs(conn), onprogress: opts.onprogress });
+    } finally {
+      release();
+    }
+  }
+
+  private serving(backend: string): BackendConnection {
+    const conn = this.pool.get(backend);
+    if (!conn) throw new BackendUnavailableError(backend, 'not connected');
+    return conn;
+  }
+}
+
+function requestTimeoutMs(conn: BackendConnection): number {
+  return (conn.spec.timeouts?.request_s ?? 60) * 1000;
+}
+
+/**
+ * The client's progress token means nothing to the backend: the SDK issues its
+ * own when progress is relayed, so the client's is removed from `_meta`.
+ */
+function stripProgressToken(params: JsonObject): JsonObject {
+  const meta = params._meta as JsonObject | undefined;
+  if (!meta || !('progressToken' in meta)) return params;
+  const { progressToken: _drop, ...rest } = meta;
+  return { ...params, _meta: rest };
+}

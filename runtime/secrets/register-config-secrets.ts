@@ -1,0 +1,41 @@
+/**
+ * Registers the credentials a config carries with the redactor, whether or
+ * not they came through `secret:` references: the management token, and the
+ * backend `headers` and `env` values whose names mark them as credentials.
+ * Registering a value too short to redact safely throws, which fails the
+ * config load with a clear message instead of leaking it later.
+ */
+import type { GatewayConfig } from '../../schemas/config.js';
+import { ConfigError } from '../../schemas/errors.js';
+import { SecretTooShortError, type Redactor } from '../logging/redactor.js';
+
+/** Header and variable names that carry credentials. */
+const CREDENTIAL_NAME = /(authorization|cookie|token|secret|password|passwd|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth)/i;
+
+export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor, env: NodeJS.ProcessEnv = process.env): void {
+  const problems: Array<{ path: string; message: string }> = [];
+  const register = (path: string, value: string | undefined) => {
+    if (!value) return;
+    // "Bearer abc…": the scheme is not secret, the credential after it is.
+    const credential = value.replace(/^(bearer|basic|token)\s+/i, '');
+    try {
+      redactor.register(credential);
+    } catch (err) {
+      if (err instanceof SecretTooShortError) problems.push({ path, message: `${err.message}; use a longer credential` });
+      else throw err;
+    }
+  };
+  register('server.management.token', config.server.management.token);
+  register('GATEWAY_MGMT_TOKEN', env.GATEWAY_MGMT_TOKEN);
+  for (const [name, spec] of Object.entries(config.backends)) {
+    const maps = spec.type === 'stdio' ? { env: spec.env } : { headers: spec.headers };
+    for (const [kind, map] of Object.entries(maps)) {
+      for (const [key, value] of Object.entries(map ?? {})) {
+        if (CREDENTIAL_NAME.test(key)) register(`backends.${name}.${kind}.${key}`, value);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Secrets too short to redact safely:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, problems);
+  }
+}

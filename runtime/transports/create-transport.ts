@@ -1,0 +1,37 @@
+/**
+ * One place that turns a backend spec into an SDK client transport, so the
+ * rest of the runtime deals only with the Transport abstraction.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { BackendSpec } from '../../schemas/config.js';
+import { ProcessGroupStdioTransport } from './process-group-stdio-transport.js';
+
+export interface TransportHooks {
+  onstderr?: (line: string) => void;
+  onexit?: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void;
+}
+
+export function createTransport(spec: BackendSpec, hooks: TransportHooks = {}): Transport {
+  switch (spec.type) {
+    case 'stdio': {
+      const t = new ProcessGroupStdioTransport({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd });
+      t.onstderr = hooks.onstderr;
+      t.onexit = hooks.onexit;
+      return t;
+    }
+    case 'sse': {
+      const headers = spec.headers ?? {};
+      return new SSEClientTransport(new URL(spec.url), {
+        requestInit: { headers },
+        // The SSE GET is made by EventSource; it needs the headers too (auth).
+        eventSourceInit: {
+          fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+        },
+      });
+    }
+    case 'streamable-http':
+      return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } });
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * A client-side MCP transport over a child process's stdin/stdout, like the
+ * SDK's StdioClientTransport, with two differences a gateway needs:
+ *
+ * - the child leads its own process group, and close() signals the whole
+ *   group: `npx pkg` runs the server as a grandchild that would otherwise
+ *   outlive the gateway;
+ * - stderr is delivered line by line to a callback (for the debug log) rather
+ *   than inherited, and the exit is reported with code and signal.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface ProcessLaunch {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Time between SIGTERM and SIGKILL of the process group on close. */
+const KILL_GRACE_MS = 2000;
+
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Called for each line the process writes to stderr. */
+  onstderr?: (line: string) => void;
+  /** Called once when the process has exited, before onclose. */
+  onexit?: (exit: ProcessExit) => void;
+
+  private child?: ChildProcess;
+  private readonly readBuffer = new ReadBuffer();
+  private exited?: Promise<void>;
+  private closing = false;
+
+  constructor(private readonly launch: ProcessLaunch) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error('ProcessGroupStdioTransport already started');
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.launch.command, this.launch.args ?? [], {
+        env: { ...getDefaultEnvironment(), ...this.launch.env },
+        cwd: this.launch.cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true, // own process group, so close() can signal every descendant
+        shell: false,
+      });
+      this.child = child;
+      let spawned = false;
+
+      this.exited = new Promise((done) => {
+        child.once('exit', (code, signal) => {
+          // Orphaned grandchildren (an npx launch) must not outlive their leader.
+          signalGroup(child, 'SIGKILL');
+          this.onexit?.({ code, signal });
+          done();
+          this.onclose?.();
+        });
+      });
+      child.once('error', (err) => {
+        if (!spawned) reject(err);
+        else this.onerror?.(err);
+      });
+      child.once('spawn', () => {
+        spawned = true;
+        resolve();
+      });
+
+      child.stdout!.on('data', (chunk: Buffer) => {
+        this.readBuffer.append(chunk);
+        this.drain();
+      });
+      child.stdout!.on('error', (err) => this.onerror?.(err));
+      child.stdin!.on('error', (err) => {
+        // EPIPE after the child died is reported through exit, not as a separate error.
+        if (!this.closing) this.onerror?.(err);
+      });
+      this.pipeStderr(child);
+    });
+  }
+
+  private drain(): void {
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.readBuffer.readMessage();
+      } catch (err) {
+        this.onerror?.(err as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  private pipeStderr(child: ChildProcess): void {
+    let pending = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (text: string) => {
+      pending += text;
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl).replace(/\r$/, '');
+        pending = pending.slice(nl + 1);
+        if (line) this.onstderr?.(line);
+      }
+    });
+    child.stderr!.on('end', () => {
+      if (pending) this.onstderr?.(pending);
+      pending = '';
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed) return Promise.reject(new Error('Process is not running'));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.closing) return this.exited;
+    this.closing = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      signalGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS);
+      timer.unref();
+      await this.exited;
+      clearTimeout(timer);
+      // The leader is gone; make sure no grandchild lingers in the group.
+      signalGroup(child, 'SIGKILL');
+    }
+    this.readBuffer.clear();
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * One line of the audit file (`audit.file`, JSON Lines, UTF-8): a record of a
+ * single MCP operation forwarded to a backend.
+ *
+ * String shapes use `pattern` rather than `format` so the schema validates
+ * the same way with TypeBox's `Value.Check` (which knows no formats unless
+ * registered) and with ajv.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+export const AUDIT_METHODS = ['call_tool', 'read_resource', 'get_prompt'] as const;
+export const AUDIT_STATUSES = ['success', 'error'] as const;
+
+/** UTC ISO 8601 as produced by `Date.prototype.toISOString()`. */
+const UTC_TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$';
+const UUID_V4 = '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const AuditSource = Type.Object(
+  {
+    session_id: Type.String(),
+    client_ip: Type.String(),
+    /** Present only when the caller is authenticated as a known user. */
+    user_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const AuditTarget = Type.Object(
+  {
+    backend: Type.String(),
+    method: Type.Union(AUDIT_METHODS.map((m) => Type.Literal(m))),
+    /** The name the gateway exposes (after prefixing / conflict resolution). */
+    capability_name: Type.String(),
+    /** The name at the backend. */
+    original_name: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const AuditOutcome = Type.Object(
+  {
+    status: Type.Union(AUDIT_STATUSES.map((s) => Type.Literal(s))),
+    latency_ms: Type.Number({ minimum: 0 }),
+    error: NullableString,
+    /** Class name of the thrown error, or `ToolError` when a tool returned `isError: true`. */
+    error_type: NullableString,
+  },
+  { additionalProperties: false },
+);
+
+/** Open object: transports may add their own keys (e.g. HTTP request id). */
+export const AuditMetadata = Type.Object(
+  {
+    transport: Type.String(),
+    jsonrpc_id: Type.Union([Type.String(), Type.Number(), Type.Null()]),
+  },
+  { additionalProperties: true },
+);
+
+export const AuditRecord = Type.Object(
+  {
+    timestamp: Type.String({ pattern: UTC_TIMESTAMP }),
+    event_type: Type.Literal('mcp_operation'),
+    event_id: Type.String({ pattern: UUID_V4 }),
+    source: AuditSource,
+    target: AuditTarget,
+    outcome: AuditOutcome,
+    metadata: AuditMetadata,
+  },
+  { additionalProperties: false, title: 'Audit record' },
+);
+
+export type AuditRecord = Static<typeof AuditRecord>;
+export type AuditMethod = (typeof AUDIT_METHODS)[number];
+export type AuditStatus = (typeof AUDIT_STATUSES)[number];
+export type AuditMetadata = Static<typeof AuditMetadata>;

@@ -1,0 +1,108 @@
+/**
+ * Typed errors shared by every layer. Each carries a stable `code` (the
+ * `error` field of a management API error body) and structured `details`.
+ * How a code maps to an HTTP status or a JSON-RPC error is decided in one
+ * place: api/error-mapping.ts.
+ */
+export type ErrorCode =
+  | 'unauthorized'
+  | 'bad_request'
+  | 'not_found'
+  | 'config_invalid'
+  | 'backend_not_found'
+  | 'tool_not_found'
+  | 'resource_not_found'
+  | 'prompt_not_found'
+  | 'capability_conflict'
+  | 'backend_unavailable'
+  | 'backend_error'
+  | 'backend_timeout'
+  | 'hot_reload_disabled'
+  | 'skill_not_found'
+  | 'skills_unavailable'
+  | 'registry_not_found'
+  | 'service_unavailable'
+  | 'internal_error';
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.details = details;
+    // Subclass names end up in audit records (`outcome.error_type`).
+    this.name = new.target.name;
+  }
+}
+
+export class ConfigError extends GatewayError {
+  /** One entry per problem, each naming the key path (and line, when known). */
+  readonly problems: ConfigProblem[];
+  constructor(message: string, problems: ConfigProblem[]) {
+    super('config_invalid', message, { problems });
+    this.problems = problems;
+  }
+}
+
+export interface ConfigProblem {
+  path: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export class BackendNotFoundError extends GatewayError {
+  constructor(name: string) {
+    super('backend_not_found', `Unknown backend: ${name}`, { backend: name });
+  }
+}
+
+export class ToolNotFoundError extends GatewayError {
+  constructor(name: string) {
+    super('tool_not_found', `Unknown tool: ${name}`, { tool: name });
+  }
+}
+
+export class ResourceNotFoundError extends GatewayError {
+  constructor(uri: string) {
+    super('resource_not_found', `Unknown resource: ${uri}`, { uri });
+  }
+}
+
+export class PromptNotFoundError extends GatewayError {
+  constructor(name: string) {
+    super('prompt_not_found', `Unknown prompt: ${name}`, { prompt: name });
+  }
+}
+
+/** The owning backend exists but has no usable session right now. */
+export class BackendUnavailableError extends GatewayError {
+  constructor(backend: string, reason: string) {
+    super('backend_unavailable', `Backend '${backend}' is unavailable: ${reason}`, { backend, reason });
+  }
+}
+
+/** The backend answered the forwarded request with an error, or the transport broke mid-call. */
+export class BackendCallError extends GatewayError {
+  readonly rpcCode?: number;
+  readonly rpcData?: unknown;
+  constructor(backend: string, message: string, rpc?: { code?: number; data?: unknown }, cause?: unknown) {
+    super('backend_error', message, { backend, ...(rpc?.code !== undefined ? { rpc_code: rpc.code } : {}) }, { cause });
+    this.rpcCode = rpc?.code;
+    this.rpcData = rpc?.data;
+  }
+}
+
+export class BackendTimeoutError extends GatewayError {
+  constructor(backend: string, timeoutMs: number) {
+    super('backend_timeout', `Backend '${backend}' did not answer within ${timeoutMs} ms`, { backend, timeout_ms: timeoutMs });
+  }
+}
+
+export class BadRequestError extends GatewayError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('bad_request', message, details);
+  }
+}

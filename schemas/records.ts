@@ -1,0 +1,80 @@
+/**
+ * Records the controller keeps and the management API serves (spec 2.2, 2.5).
+ * TypeBox types so the API can serialise responses from the same definitions.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+export const PHASES = ['Pending', 'Initializing', 'Ready', 'Degraded', 'Failed', 'ShuttingDown'] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Connection states shown in the backend record's `state`. */
+export const CONNECTION_STATES = ['disconnected', 'connecting', 'connected', 'disconnecting'] as const;
+export type ConnectionState = (typeof CONNECTION_STATES)[number];
+
+export const CONDITION_TYPES = ['Ready', 'HealthCheckFailed'] as const;
+export type ConditionType = (typeof CONDITION_TYPES)[number];
+
+export const ConditionSchema = Type.Object({
+  type: Type.String(),
+  status: Type.Boolean(),
+  reason: Type.String(),
+  message: Type.String(),
+  last_transition: Type.String({ description: 'ISO 8601; changes only when `status` flips.' }),
+});
+export type Condition = Static<typeof ConditionSchema>;
+
+export const HEALTH_STATUSES = ['unknown', 'healthy', 'degraded', 'unhealthy'] as const;
+export type HealthStatus = (typeof HEALTH_STATUSES)[number];
+
+export const BackendRecordSchema = Type.Object({
+  name: Type.String(),
+  type: Type.String(),
+  group: Type.String(),
+  phase: Type.String(),
+  state: Type.String(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  capabilities: Type.Object({ tools: Type.Integer(), resources: Type.Integer(), prompts: Type.Integer() }),
+  health: Type.Object({
+    status: Type.String(),
+    last_check: Type.Union([Type.String(), Type.Null()]),
+    latency_ms: Type.Union([Type.Number(), Type.Null()]),
+  }),
+  conditions: Type.Array(ConditionSchema),
+  labels: Type.Record(Type.String(), Type.String()),
+});
+export type BackendRecord = Static<typeof BackendRecordSchema>;
+
+export const SEVERITIES = ['debug', 'info', 'warning', 'error'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Every `stage` an event can carry; documented in docs/events.md. */
+export const STAGES = [
+  'registered',
+  'connecting',
+  'connected',
+  'disconnected',
+  'removed',
+  'error',
+  'retry_scheduled',
+  'phase_changed',
+  'health_degraded',
+  'health_failed',
+  'health_recovered',
+  'conflict',
+  'reconnect',
+  'reload',
+  'reload_failed',
+  'shutdown',
+] as const;
+export type Stage = (typeof STAGES)[number];
+
+export const EventRecordSchema = Type.Object({
+  id: Type.String(),
+  timestamp: Type.String(),
+  stage: Type.String(),
+  message: Type.String(),
+  severity: Type.String(),
+  backend: Type.String(),
+  details: Type.Record(Type.String(), Type.Unknown()),
+});
+export type EventRecord = Static<typeof EventRecordSchema>;
