@@ -1,0 +1,93 @@
+/**
+ * Starts a real gateway in-process on a random loopback port from a config
+ * object, and connects real SDK clients to it over HTTP.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { stringify } from 'yaml';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { Gateway, type GatewayOptions } from '../../api/gateway.js';
+import { createLogger } from '../../runtime/logging/logger.js';
+import type { EventRecord } from '../../schemas/records.js';
+
+export interface Harness {
+  gateway: Gateway;
+  url: string;
+  dir: string;
+  configPath: string;
+  /** Every log line the gateway wrote (JSON). */
+  logs: string[];
+  /** Rewrites the config file (for hot reload tests). */
+  writeConfig(config: Record<string, unknown>): void;
+  connect(opts?: { transport?: 'streamable-http' | 'sse'; capabilities?: ClientCapabilities }): Promise<Client>;
+  /** Resolves with the first event (past or future) matching the predicate. */
+  waitForEvent(predicate: (e: EventRecord) => boolean, timeoutMs?: number): Promise<EventRecord>;
+  close(): Promise<void>;
+}
+
+/** Test defaults: fast health checks off unless asked, audit into the temp dir. */
+export async function startGateway(config: Record<string, unknown>, opts: GatewayOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
+  const configPath = join(dir, 'config.yaml');
+  const withDefaults = {
+    server: { host: '127.0.0.1', port: 0 },
+    audit: { file: join(dir, 'audit.jsonl') },
+    ...config,
+  };
+  const writeConfig = (c: Record<string, unknown>) => writeFileSync(configPath, stringify(c));
+  writeConfig(withDefaults);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const logger = opts.logger ?? createLogger({ level: opts.logLevel ?? 'debug', destination: sink });
+  const gateway = await Gateway.start({ configPath, ...opts, logger });
+  const clients: Client[] = [];
+
+  return {
+    gateway,
+    url: gateway.url,
+    dir,
+    configPath,
+    logs,
+    writeConfig,
+    async connect({ transport = 'streamable-http', capabilities = {} } = {}) {
+      const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities });
+      const t =
+        transport === 'sse'
+          ? new SSEClientTransport(new URL(`${gateway.url}/sse`))
+          : new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`));
+      await client.connect(t);
+      clients.push(client);
+      return client;
+    },
+    waitForEvent(predicate, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const past = gateway.events.list().find(predicate);
+        if (past) return resolve(past);
+        const timer = setTimeout(() => {
+          unsubscribe();
+          reject(new Error(`no matching event within ${timeoutMs} ms; last events: ${JSON.stringify(gateway.events.list({ limit: 8 }))}`));
+        }, timeoutMs);
+        const unsubscribe = gateway.events.subscribe((e) => {
+          if (!predicate(e)) return;
+          clearTimeout(timer);
+          unsubscribe();
+          resolve(e);
+        });
+      });
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await gateway.shutdown(2);
+    },
+  };
+}
