@@ -28,6 +28,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   backend_unavailable: 503,
   skills_unavailable: 503,
   service_unavailable: 503,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
   backend_error: 502,
   backend_timeout: 502,
   internal_error: 500,

@@ -12,7 +12,7 @@ import type { EventRecord } from '../schemas/records.js';
 import { BackendPool } from '../runtime/backend-pool.js';
 import { Router } from '../runtime/router.js';
 import { ResourceSubscriptions } from '../runtime/resource-subscriptions.js';
-import { createLogger, type Logger } from '../runtime/logging/logger.js';
+import { AUDIT_LEVEL, createLogger, type Logger } from '../runtime/logging/logger.js';
 import { redactor } from '../runtime/logging/redactor.js';
 import { SecretStore } from '../runtime/secrets/secret-store.js';
 import { EnvSecretProvider } from '../runtime/secrets/env-provider.js';
@@ -32,12 +32,16 @@ export interface GatewayOptions {
   port?: number;
   /** Overrides logging.level from the config. */
   logLevel?: string;
+  /** Console format: `pretty` (for a person) or `json` (JSON lines). Default: pretty when stdout is a terminal. */
+  logFormat?: LogFormat;
   logger?: Logger;
   /** 0: connection milestones only; 1 (-v): every connection step; 2 (-vv): also backend process output. */
   verbosity?: number;
   /** Wait for every backend's first connect attempt before listening (default true). */
   waitForBackends?: boolean;
 }
+
+export type LogFormat = 'pretty' | 'json';
 
 export class Gateway {
   private stopping?: Promise<void>;
@@ -63,7 +67,15 @@ export class Gateway {
     const config = loaded.config;
     registerConfigSecrets(config, redactor);
 
-    const logger = opts.logger ?? createLogger({ level: opts.logLevel ?? config.logging.level, pretty: process.stdout.isTTY, file: config.logging.file });
+    const logger =
+      opts.logger ??
+      createLogger({
+        level: effectiveLevel(opts.logLevel ?? config.logging.level, opts.verbosity ?? 0),
+        pretty: (opts.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty',
+        file: config.logging.file,
+        // Off the request path: the audit line of every operation goes to this file too.
+        fileSync: false,
+      });
     const events = new EventBus(config.events.buffer_size);
     // Every backend event is also a log line, so the console tells the story of a start.
     events.subscribe((e) => logger[eventLogLevel(e, opts.verbosity ?? 0)]({ event: e.stage, backend: e.backend || undefined }, e.message));
@@ -81,42 +93,69 @@ export class Gateway {
     const subscriptions = new ResourceSubscriptions(router);
     const sessions = new SessionStore(config.server.session_ttl, subscriptions, logger);
     router.notificationSink = (backend, n) => sessions.deliverBackendNotification(backend, n);
-    router.fallbackRequestTarget = (req, signal) => sessions.requestFromAnySession(req, signal);
-    pool.on('registry', (_snapshot, changed) => sessions.broadcastListChanged(changed));
+    router.fallbackRequestTarget = (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress);
+    pool.on('registry', (_snapshot, changed) => {
+      sessions.broadcastListChanged(changed);
+      void subscriptions.resync();
+    });
 
     const audit = new AuditLog({
       enabled: config.audit.enabled,
       file: config.audit.file,
       maxSizeMb: config.audit.max_size_mb,
       backupCount: config.audit.backup_count,
-      logger,
+      logger: auditLogger(logger),
     });
-    const telemetry = await initTelemetry({ logger });
+    const telemetry = await initTelemetry({ logger: logger.child({ component: 'telemetry' }) });
+    // Audit first (outermost), so it also sees what telemetry does; with both
+    // off the chain is empty and a request costs nothing extra.
     const interceptors: Interceptor[] = [];
     if (config.audit.enabled) interceptors.push(createAuditInterceptor(audit));
-    if (telemetry.interceptor) interceptors.push(telemetry.interceptor as Interceptor);
+    if (telemetry.interceptor) interceptors.push(telemetry.interceptor);
     router.setInterceptors(interceptors);
 
     const controller = new GatewayController(loaded, pool, events, logger, resolveSecrets);
+    // A reload may bring new literal credentials (headers, env); `secret:`
+    // values are registered as they resolve, these only once the reload applied.
+    events.subscribe((e) => {
+      if (e.stage !== 'reload') return;
+      try {
+        registerConfigSecrets(controller.config, redactor);
+      } catch (err) {
+        logger.error({ err }, 'reloaded config holds credentials too short to redact; they may appear in logs');
+      }
+    });
     await controller.start();
     if (opts.waitForBackends !== false) {
       const longestConnect = Math.max(0, ...Object.values(config.backends).map((b) => b.timeouts?.connect_s ?? 30));
       await controller.whenSettled((longestConnect + 5) * 1000);
     }
 
+    const host = opts.host ?? config.server.host;
+    const port = opts.port ?? config.server.port;
+    let listening = { host, port, url: '' };
+    let gateway: Gateway | undefined;
     const app = await buildApp({
       logger,
       mcp: { router, pool, subscriptions, sessions, validator: new AjvJsonSchemaValidator() },
-      management: { controller },
+      management: {
+        controller,
+        router,
+        pool,
+        sessions,
+        events,
+        listenAddress: () => listening,
+        requestShutdown: (timeoutS) => void gateway?.shutdown(timeoutS),
+      },
     });
-    const host = opts.host ?? config.server.host;
-    const port = opts.port ?? config.server.port;
     await app.listen({ host, port });
     const address = app.server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+    listening = { host, port: boundPort, url };
     sessions.startReaper();
-    return new Gateway(app, controller, pool, router, sessions, events, audit, telemetry, logger, url);
+    gateway = new Gateway(app, controller, pool, router, sessions, events, audit, telemetry, logger, url);
+    return gateway;
   }
 
   /**
@@ -147,10 +186,34 @@ export class Gateway {
   }
 }
 
+/**
+ * The logger the audit trail mirrors its records on. Audit lines must survive
+ * any level above `audit` (warn, error, fatal): only `silent` turns them off,
+ * as does `audit.enabled: false`.
+ */
+function auditLogger(logger: Logger): Logger {
+  const child = logger.child({ component: 'audit' });
+  if (logger.level !== 'silent' && logger.levelVal > AUDIT_LEVEL) child.level = 'audit';
+  return child;
+}
+
 function createSecretStore(): SecretStore {
   const providers = [new EnvSecretProvider()];
   const file = process.env.GATEWAY_SECRETS_FILE;
   return new SecretStore(file ? [...providers, new EncryptedFileSecretProvider(file)] : providers, redactor);
+}
+
+/**
+ * -vv needs debug (backend process output is logged at debug), -v needs info
+ * (connection progress): verbosity can make the configured level more
+ * verbose, never less.
+ */
+function effectiveLevel(level: string, verbosity: number): string {
+  const floor = verbosity >= 2 ? 'debug' : verbosity === 1 ? 'info' : undefined;
+  if (floor === undefined) return level;
+  const order = ['trace', 'debug', 'info', 'warn', 'audit', 'error', 'fatal', 'silent'];
+  const rank = order.indexOf(level);
+  return rank !== -1 && rank < order.indexOf(floor) ? level : floor;
 }
 
 /** Progress steps are debug noise unless -v asked for them; failures always show. */

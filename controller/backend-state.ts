@@ -20,11 +20,15 @@ export class BackendState {
   };
   /** Live connection, once connected (serving or held back by a name conflict). */
   conn?: BackendConnection;
+  /** A connection still being established (closed on shutdown so a hanging connect cannot hold it up). */
+  connecting?: BackendConnection;
   /** The spec `conn` was made with. */
   connectedSpec?: BackendSpec;
   /** Consecutive failed attempts, for backoff. */
   attempts = 0;
   nextAttemptAt = 0;
+  /** When the current connection was established (ms epoch); decides whether a loss resets backoff. */
+  connectedAt?: number;
   retryTimer?: NodeJS.Timeout;
   /** A manual reconnect was asked for. */
   forceReconnect = false;

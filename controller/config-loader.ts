@@ -39,7 +39,9 @@ export function locateConfigFile(explicit?: string, cwd = process.cwd()): string
 }
 
 // Compiled once per process: validators are the expensive part of ajv.
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+// coerceTypes: `${VAR}` expansion always yields a string, so `port: ${PORT:-9000}`
+// or `enabled: ${FLAG:-true}` must be turned into the number/boolean the schema wants.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: true });
 const validateConfig = ajv.compile(ConfigSchema);
 const validateBackendByType = Object.fromEntries(
   BACKEND_TYPES.map((t) => [t, ajv.compile(BackendSchemaByType[t])]),
@@ -60,7 +62,8 @@ export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; r
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
     const problems = doc.errors.map((e) => {
-      const pos = e.linePos?.[0];
+      // `linePos` is only filled in with prettyErrors; the offset always is.
+      const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
       return { path: '', message: e.message.split('\n')[0]!, line: pos?.line, column: pos?.col };
     });
     throw new ConfigError(formatProblems('YAML syntax error', problems), problems);
@@ -74,7 +77,10 @@ export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; r
   const problems: ConfigProblem[] = [];
   let expanded = expandEnv(raw, opts.env ?? process.env, problems) as Record<string, unknown>;
   if (opts.resolveSecrets) expanded = resolveSecretsDeep(expanded, opts.resolveSecrets, problems) as Record<string, unknown>;
-  if (problems.length === 0) problems.push(...schemaProblems(expanded));
+  // Schema problems too, so one run shows them all; except at a key whose value
+  // could not be expanded (or resolved): that one is already reported.
+  const unresolved = problems.map((p) => p.path);
+  problems.push(...schemaProblems(expanded).filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {
     for (const p of problems) Object.assign(p, positionOf(doc, lineCounter, p.path));
     throw new ConfigError(formatProblems('Invalid config', problems), problems);
@@ -126,6 +132,9 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
     const base = `backends.${name}`;
     if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
       problems.push({ path: base, message: 'backend names may use letters, digits, "_", "." and "-" and must start with a letter or digit' });
+    } else if (/^(0|[1-9]\d*)$/.test(name)) {
+      // JavaScript objects list integer-like keys first: config order (which decides conflicts) would be lost.
+      problems.push({ path: base, message: 'a backend name cannot be a plain number (it would lose its place in config order); add a letter' });
     }
     if (!spec || typeof spec !== 'object' || Array.isArray(spec)) {
       problems.push({ path: base, message: 'must be a mapping' });

@@ -25,7 +25,9 @@ function expandString(s: string, env: NodeJS.ProcessEnv, problems: ConfigProblem
     const v = env[name!];
     if (v !== undefined && v !== '') return v;
     if (fallback !== undefined) return fallback;
-    problems.push({ path: path.join('.'), message: `environment variable ${name} is not set (use \${${name}:-default} for a default)` });
+    // An empty value counts as missing (an empty credential is a mistake), but say which it is.
+    const what = v === '' ? 'is empty' : 'is not set';
+    problems.push({ path: path.join('.'), message: `environment variable ${name} ${what} (use \${${name}:-default} for a default)` });
     return '';
   });
 }

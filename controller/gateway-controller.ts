@@ -152,12 +152,19 @@ export class GatewayController {
     return this.reconciler.states.get(name);
   }
 
+  /**
+   * Spec 3.2. `total` counts every configured backend; the status is judged on
+   * the enabled ones (a backend switched off in config is not a fault):
+   * healthy when all of them are Ready and not failing health checks,
+   * unhealthy when none is connected, degraded otherwise.
+   */
   aggregateHealth(): AggregateHealth {
     const records = this.backendRecords();
     const total = Object.keys(this.config.backends).length;
+    const enabled = Object.values(this.config.backends).filter((b) => b.enabled !== false).length;
     const connected = records.filter((r) => r.state === 'connected').length;
     const healthy = records.filter((r) => r.phase === 'Ready' && r.health.status !== 'unhealthy' && r.health.status !== 'degraded').length;
-    const status = connected === 0 && total > 0 ? 'unhealthy' : healthy === total ? 'healthy' : 'degraded';
+    const status = connected === 0 && enabled > 0 ? 'unhealthy' : healthy >= enabled ? 'healthy' : 'degraded';
     return { status, total, connected, healthy };
   }
 

@@ -23,7 +23,8 @@ export type HealthSink = (st: BackendState, result: HealthResult) => void;
 
 export class HealthMonitor {
   private timer?: NodeJS.Timeout;
-  private running = false;
+  /** Backends whose ping is still out; each is skipped until its own answer (or timeout) arrives. */
+  private readonly inFlight = new Set<BackendState>();
 
   constructor(
     private readonly states: () => Iterable<BackendState>,
@@ -48,21 +49,20 @@ export class HealthMonitor {
     this.timer = undefined;
   }
 
-  /** One round over all connected backends; overlapping rounds are skipped. */
+  /**
+   * One round over all connected backends. A backend whose previous ping is
+   * still out is skipped, the others are not: one slow or hanging backend
+   * does not delay the checks of the rest.
+   */
   async checkAll(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const targets = [...this.states()].filter((st) => st.conn && !st.busy);
-      await Promise.all(targets.map((st) => this.check(st)));
-    } finally {
-      this.running = false;
-    }
+    const targets = [...this.states()].filter((st) => st.conn && !st.busy && !this.inFlight.has(st));
+    await Promise.all(targets.map((st) => this.check(st)));
   }
 
   async check(st: BackendState): Promise<void> {
     const conn = st.conn;
-    if (!conn) return;
+    if (!conn || this.inFlight.has(st)) return;
+    this.inFlight.add(st);
     let result: HealthResult;
     try {
       const latency = await conn.ping(this.policy.timeoutMs);
@@ -73,6 +73,8 @@ export class HealthMonitor {
       };
     } catch (err) {
       result = { status: 'unhealthy', latencyMs: null, checkedAt: new Date(), error: (err as Error).message };
+    } finally {
+      this.inFlight.delete(st);
     }
     // The connection may have been replaced while the ping was out; a stale result says nothing.
     if (st.conn === conn) this.sink(st, result);

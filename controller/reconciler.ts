@@ -21,12 +21,16 @@ export interface ReconcilerOptions {
   concurrency: number;
   ratePerSecond: number;
   backoff: BackoffPolicy;
+  /** Jitter source; tests inject a fixed one. Default Math.random. */
+  random?: () => number;
 }
 
 export class Reconciler {
   readonly states = new Map<string, BackendState>();
   private desired = new Map<string, BackendSpec>();
-  private readonly actions: PQueue;
+  private actions: PQueue;
+  /** Queues replaced by a rate-limit change; drained on stop(). */
+  private readonly retiredQueues: PQueue[] = [];
   private stopped = false;
   private readonly settledWaiters = new Map<string, Array<() => void>>();
 
@@ -42,11 +46,27 @@ export class Reconciler {
   /** Replaces desired state and enqueues every backend whose state may differ. */
   setDesired(specs: Record<string, BackendSpec>, opts?: ReconcilerOptions): void {
     if (opts) {
+      if (opts.ratePerSecond !== this.opts.ratePerSecond) {
+        // p-queue cannot change its interval cap in place: new actions go to a new queue, running ones finish in the old.
+        this.retiredQueues.push(this.actions);
+        this.actions = new PQueue({ concurrency: opts.concurrency, intervalCap: opts.ratePerSecond, interval: 1000 });
+      }
       this.opts = opts;
       this.actions.concurrency = opts.concurrency;
     }
-    const names = new Set([...this.desired.keys(), ...Object.keys(specs)]);
+    const previous = this.desired;
+    const names = new Set([...previous.keys(), ...Object.keys(specs)]);
     this.desired = new Map(Object.entries(specs));
+    for (const [name, spec] of this.desired) {
+      const before = previous.get(name);
+      const st = this.states.get(name);
+      // A new connection setting deserves a fresh attempt now, not at the end of the old backoff.
+      if (st && before && (!sameConnection(before, spec) || before.enabled !== spec.enabled)) {
+        st.attempts = 0;
+        st.nextAttemptAt = 0;
+        clearTimeout(st.retryTimer);
+      }
+    }
     for (const name of names) this.enqueue(name);
   }
 
@@ -59,12 +79,14 @@ export class Reconciler {
   /** Forces a fresh connection now, resetting backoff; resolves when the attempt has settled. */
   async reconnect(name: string): Promise<{ reconnected: boolean; error: string | null }> {
     const st = this.states.get(name);
-    if (!st || !this.desired.has(name)) return { reconnected: false, error: `unknown backend ${name}` };
+    const desired = this.desired.get(name);
+    if (!st || !desired) return { reconnected: false, error: `unknown backend ${name}` };
+    if (desired.enabled === false) return { reconnected: false, error: `${name} is disabled in config` };
     st.forceReconnect = true;
     st.attempts = 0;
     st.nextAttemptAt = 0;
     clearTimeout(st.retryTimer);
-    this.events.emit({ stage: 'reconnect', backend: name, message: `manual reconnect of ${name} requested` });
+    this.events.emit({ stage: 'reconnect', backend: name, message: `manual reconnect of ${name} requested`, details: { trigger: 'manual' } });
     const settled = this.waitSettled(name);
     this.enqueue(name);
     await settled;
@@ -82,6 +104,11 @@ export class Reconciler {
     void conn.close();
     st.state = 'disconnected';
     st.error = reason;
+    // Nothing is known about a connection that is gone, unless a failed check is what ended it.
+    if (st.health.status !== 'unhealthy') st.health = { ...st.health, status: 'unknown', latency_ms: null };
+    // A connection that stayed up for a while earns a fresh backoff; one that died young keeps climbing (no hot loop when flapping).
+    if (st.connectedAt !== undefined && Date.now() - st.connectedAt >= this.stableAfterMs) st.attempts = 0;
+    st.connectedAt = undefined;
     setCondition(st.conditions, 'Ready', false, 'ConnectionLost', reason);
     this.setPhase(st, 'Failed', reason, 'error');
     this.events.emit({ stage: 'disconnected', backend: name, severity: 'error', message: `${name} lost its connection: ${reason}` });
@@ -118,9 +145,21 @@ export class Reconciler {
   /** Stops acting: no new actions, no retries. Connections are closed by the caller. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const st of this.states.values()) clearTimeout(st.retryTimer);
-    this.actions.clear();
-    await this.actions.onIdle();
+    for (const st of this.states.values()) {
+      clearTimeout(st.retryTimer);
+      // A connect can take up to its connect timeout; shutdown does not wait for it: closing fails it now.
+      void st.connecting?.close();
+    }
+    const queues = [...this.retiredQueues, this.actions];
+    for (const q of queues) q.clear();
+    await Promise.all(queues.map((q) => q.onIdle()));
+    // Nobody waits forever for a reconnect that will not happen.
+    for (const name of [...this.settledWaiters.keys()]) this.settle(name);
+  }
+
+  /** How long a connection must stay up before a later loss starts backoff afresh. */
+  get stableAfterMs(): number {
+    return this.opts.backoff.maxMs;
   }
 
   get pendingActions(): number {
@@ -133,6 +172,11 @@ export class Reconciler {
     if (this.stopped) return;
     const desired = this.desired.get(name);
     let st = this.states.get(name);
+    if (st?.busy) {
+      // One action per backend at a time; look again when it is done.
+      st.dirty = true;
+      return;
+    }
     if (!desired) {
       if (st) this.act(st, () => this.remove(st!));
       return;
@@ -142,14 +186,14 @@ export class Reconciler {
       this.states.set(name, st);
       this.events.emit({ stage: 'registered', backend: name, message: `backend ${name} (${desired.type}) registered` });
     }
-    if (st.busy) {
-      st.dirty = true;
-      return;
-    }
     st.spec = desired;
     if (desired.enabled === false) {
-      if (st.conn) this.act(st, () => this.disconnect(st!, 'disabled in config'));
+      clearTimeout(st.retryTimer);
+      st.forceReconnect = false;
+      if (st.conn) this.act(st, () => this.disconnect(st!, 'disabled in config', 'Disabled'));
       else {
+        st.state = 'disconnected';
+        st.error = null;
         setCondition(st.conditions, 'Ready', false, 'Disabled', 'disabled in config');
         this.setPhase(st, 'Pending', 'disabled in config');
         this.settle(name);
@@ -159,6 +203,9 @@ export class Reconciler {
     if (st.conn) {
       if (st.forceReconnect || !sameConnection(st.connectedSpec!, desired)) {
         const why = st.forceReconnect ? 'manual reconnect' : 'configuration changed';
+        if (!st.forceReconnect) {
+          this.events.emit({ stage: 'reconnect', backend: name, message: `${name} reconnects: its connection settings changed`, details: { trigger: 'config' } });
+        }
         this.act(st, async () => {
           await this.disconnect(st!, why);
           await this.connect(st!, desired);
@@ -192,6 +239,8 @@ export class Reconciler {
 
   private async connect(st: BackendState, spec: BackendSpec): Promise<void> {
     if (this.stopped) return;
+    // A forced (manual) attempt starts backoff afresh, even if an attempt already running when it was asked for failed meanwhile.
+    if (st.forceReconnect) st.attempts = 0;
     st.forceReconnect = false;
     st.state = 'connecting';
     st.error = null;
@@ -200,19 +249,28 @@ export class Reconciler {
     this.events.emit({ stage: 'connecting', backend: st.name, message: `connecting to ${st.name} (attempt ${st.attempts + 1})` });
     const conn = this.pool.create(st.name, spec);
     const started = performance.now();
+    st.connecting = conn;
     try {
       await conn.connect();
     } catch (err) {
+      st.connecting = undefined;
       const reason = (err as Error).message;
       st.state = 'disconnected';
       st.error = reason;
+      if (this.stopped) return;
+      if (!this.isCurrent(st.name, spec)) {
+        // The settings this attempt used are gone: not a failure of the new ones, try those straight away.
+        st.dirty = true;
+        return;
+      }
       st.attempts += 1;
       this.setPhase(st, 'Failed', reason, 'error');
       this.events.emit({ stage: 'error', backend: st.name, severity: 'error', message: `${st.name} failed to connect: ${reason}`, details: { attempt: st.attempts } });
       this.scheduleRetry(st, reason, false);
       return;
     }
-    if (this.stopped || this.desired.get(st.name) !== spec) {
+    st.connecting = undefined;
+    if (this.stopped || !this.isCurrent(st.name, spec)) {
       // Desired state moved on while connecting; drop this one and let the next reconcile decide.
       await conn.close();
       st.state = 'disconnected';
@@ -222,7 +280,8 @@ export class Reconciler {
     conn.on('closed', (reason) => this.connectionLost(st.name, conn, reason));
     st.conn = conn;
     st.connectedSpec = spec;
-    st.attempts = 0;
+    st.connectedAt = Date.now();
+    // `attempts` is kept until the connection proves stable (see connectionLost), so a flapping backend backs off.
     st.nextAttemptAt = 0;
     st.state = 'connected';
     st.error = null;
@@ -238,17 +297,26 @@ export class Reconciler {
     this.pool.attach(conn);
   }
 
-  private async disconnect(st: BackendState, why: string): Promise<void> {
+  /** Whether `spec` still describes the connection desired state asks for. */
+  private isCurrent(name: string, spec: BackendSpec): boolean {
+    const now = this.desired.get(name);
+    return now !== undefined && now.enabled !== false && sameConnection(now, spec);
+  }
+
+  private async disconnect(st: BackendState, why: string, reason = 'Disconnected'): Promise<void> {
     const conn = st.conn;
     st.conn = undefined;
     st.connectedSpec = undefined;
+    st.connectedAt = undefined;
     st.conflict = null;
     if (!conn) return;
     this.pool.detach(st.name);
     st.state = 'disconnecting';
     await conn.close();
     st.state = 'disconnected';
-    setCondition(st.conditions, 'Ready', false, 'Disconnected', why);
+    st.error = null;
+    st.health = { ...st.health, status: 'unknown', latency_ms: null };
+    setCondition(st.conditions, 'Ready', false, reason, why);
     this.setPhase(st, 'Pending', why);
     this.events.emit({ stage: 'disconnected', backend: st.name, message: `${st.name} disconnected: ${why}` });
   }
@@ -264,13 +332,14 @@ export class Reconciler {
   private scheduleRetry(st: BackendState, reason: string, countAttempt = true): void {
     if (this.stopped) return;
     if (countAttempt) st.attempts += 1;
-    const delay = backoffDelay(st.attempts, this.opts.backoff);
+    const delay = backoffDelay(st.attempts, this.opts.backoff, this.opts.random);
     st.nextAttemptAt = Date.now() + delay;
     const at = new Date(st.nextAttemptAt).toISOString();
     setCondition(st.conditions, 'Ready', false, st.conditions.find((c) => c.type === 'Ready')?.reason === 'ConnectionLost' ? 'ConnectionLost' : 'ConnectFailed', `${reason}; next attempt at ${at} (in ${delay} ms, attempt ${st.attempts + 1})`);
     this.events.emit({ stage: 'retry_scheduled', backend: st.name, severity: 'warning', message: `${st.name}: retry in ${delay} ms`, details: { delay_ms: delay, next_attempt_at: at, attempt: st.attempts + 1 } });
     this.armRetryTimer(st, delay);
-    this.settle(st.name);
+    // Inside an action, act() settles once the action is over (a dirty backend has more to do first).
+    if (!st.busy) this.settle(st.name);
   }
 
   private armRetryTimer(st: BackendState, delay: number): void {

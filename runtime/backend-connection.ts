@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { JSONRPCRequest, Notification, Progress, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { CancelledNotificationSchema, type JSONRPCRequest, type Notification, type Progress, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from './logging/logger.js';
 import type { BackendSpec } from '../schemas/config.js';
 import { BackendUnavailableError } from '../schemas/errors.js';
@@ -70,7 +70,12 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   private client?: Client;
   private transport?: Transport;
   private closing = false;
+  /** Set once connect() has succeeded; transport errors before that are connect()'s to report. */
+  private connected = false;
+  private probing = false;
   private exitReason?: string;
+  /** Per kind, how many catalog loads have started: a slower, older load must not overwrite a newer one. */
+  private readonly loadGeneration: Record<CatalogKind, number> = { tools: 0, resources: 0, resourceTemplates: 0, prompts: 0 };
 
   constructor(
     name: string,
@@ -107,19 +112,36 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     );
     this.client = client;
     client.fallbackRequestHandler = (request, extra) => this.bridge.onServerRequest(this.name, request, extra.signal) as never;
+    // SDK 1.32 ignores notifications/cancelled for request id 0 (a falsy check in
+    // Protocol._oncancel), and 0 is the id of the first request a backend sends:
+    // its cancellation would never reach the client. Look the handler up ourselves.
+    const handlerAborts = (client as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers;
+    if (handlerAborts instanceof Map) {
+      client.setNotificationHandler(CancelledNotificationSchema, (n) => {
+        const id = n.params.requestId;
+        if (id !== undefined) (handlerAborts as Map<unknown, AbortController>).get(id)?.abort(n.params.reason);
+      });
+    }
     client.fallbackNotificationHandler = async (n) => this.onNotification(n);
     client.onclose = () => {
       if (this.closing) return;
       this.closing = true;
       this.emit('closed', this.exitReason ?? 'connection closed');
     };
-    client.onerror = (err) => this.log.debug({ backend: this.name, err: err.message }, 'backend transport error');
+    client.onerror = (err) => {
+      this.log.debug({ backend: this.name, err: err.message }, 'backend transport error');
+      // HTTP client transports never close by themselves when the server goes
+      // away: they only report errors (a broken event stream, a failed
+      // reconnect). Find out whether the backend still answers.
+      if (this.spec.type !== 'stdio') void this.probe(err);
+    };
 
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), timeoutMs);
     try {
       await withAbort(client.connect(transport, { timeout: timeoutMs }), timer.signal, () => new Error(`connect timed out after ${timeoutMs} ms`));
       await withAbort(this.loadCatalog(['tools', 'resources', 'resourceTemplates', 'prompts']), timer.signal, () => new Error(`catalog load timed out after ${timeoutMs} ms`));
+      this.connected = true;
     } catch (err) {
       await this.close();
       const reason = this.exitReason ? `${(err as Error).message} (${this.exitReason})` : (err as Error).message;
@@ -172,6 +194,25 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     }
   }
 
+  /**
+   * After a transport error on an HTTP backend: ping it, and if it does not
+   * answer, close the client. That fails every request still waiting on it
+   * at once (instead of at its timeout) and reports the loss (`closed`).
+   */
+  private async probe(cause: Error): Promise<void> {
+    if (this.probing || this.closing || !this.connected) return;
+    this.probing = true;
+    try {
+      await this.request('ping', undefined, { timeoutMs: (this.spec.timeouts?.connect_s ?? 30) * 1000 });
+    } catch (err) {
+      if (this.closing) return;
+      this.exitReason = `backend unreachable: ${(err as Error).message} (after transport error: ${cause.message})`;
+      await this.client?.close().catch(() => undefined);
+    } finally {
+      this.probing = false;
+    }
+  }
+
   private async onNotification(n: Notification): Promise<void> {
     const kinds = LIST_CHANGED[n.method];
     if (!kinds) {
@@ -187,14 +228,25 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
 
   private async loadCatalog(kinds: CatalogKind[]): Promise<void> {
     const caps = this.serverCapabilities ?? {};
-    const next = { ...this.catalog };
-    await Promise.all(
+    // Loads overlap (a list_changed during the initial load, or two in a row):
+    // each one merges only its own kinds into the catalog as it is when it
+    // finishes, and only if no newer load of that kind started meanwhile.
+    const generations = kinds.map((kind) => ++this.loadGeneration[kind]);
+    const lists = await Promise.all(
       kinds.map(async (kind) => {
         const spec = LIST_METHODS[kind];
-        next[kind] = caps[spec.capability] ? ((await this.listAll(spec.method, spec.field)) as never) : [];
+        return caps[spec.capability] ? await this.listAll(spec.method, spec.field) : [];
       }),
     );
     if (this.closing) return;
+    const next = { ...this.catalog };
+    let changed = false;
+    kinds.forEach((kind, i) => {
+      if (this.loadGeneration[kind] !== generations[i]) return;
+      next[kind] = lists[i] as never;
+      changed = true;
+    });
+    if (!changed) return;
     this.catalog = next;
     this.emit('catalog');
   }

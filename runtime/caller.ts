@@ -14,10 +14,13 @@ export interface CallerContext {
   /**
    * Sends a request to this caller's client in the context of the in-flight
    * call (sampling, elicitation, roots). Absent when the caller cannot answer
-   * (the management API).
+   * (the management API). With `onprogress`, the client is asked for progress
+   * (a progress token of its own) and each notification is handed over.
    */
-  sendRequest?: (request: Pick<JSONRPCRequest, 'method' | 'params'>, signal: AbortSignal) => Promise<JsonObject>;
+  sendRequest?: (request: Pick<JSONRPCRequest, 'method' | 'params'>, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
 }
+
+export type ProgressHandler = (progress: { progress: number; total?: number; message?: string }) => void;
 
 export interface ForwardRequestOptions {
   signal?: AbortSignal;

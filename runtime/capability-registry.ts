@@ -161,17 +161,17 @@ function exposeBackend({ name, spec, catalog }: BackendInput, policy: ConflictPo
       filtered: !promptFilter(prompt.name),
     };
   });
-  // URIs are identifiers with meaning to the client; they are never rewritten. Filters match the URI or the name.
+  // URIs are identifiers with meaning to the client; they are never rewritten. Filters match the URI or the name (a deny on either wins).
   const resources = catalog.resources.map(
     (resource): ResourceEntry => ({
       backend: name,
       original: resource.uri,
       resource,
-      filtered: !(resourceFilter(resource.uri) || resourceFilter(resource.name)),
+      filtered: !resourceFilter(resource.uri, resource.name),
     }),
   );
   const templates = catalog.resourceTemplates
-    .filter((t) => resourceFilter(t.uriTemplate) || resourceFilter(t.name))
+    .filter((t) => resourceFilter(t.uriTemplate, t.name))
     .flatMap((template): TemplateEntry[] => {
       try {
         return [{ backend: name, original: template.uriTemplate, template, matcher: new UriTemplate(template.uriTemplate) }];
@@ -191,6 +191,11 @@ function findClashes(snap: RegistrySnapshot, c: Candidate): Conflict[] {
   for (const t of c.tools) if (!t.filtered) check('tool', snap.tools, t.tool.name);
   for (const p of c.prompts) if (!p.filtered) check('prompt', snap.prompts, p.prompt.name);
   for (const r of c.resources) if (!r.filtered) check('resource', snap.resources, r.resource.uri);
+  // The same URI template twice (the same server configured twice) would be listed twice and only the first could ever match.
+  for (const t of c.templates) {
+    const owner = snap.templates.find((e) => e.template.uriTemplate === t.template.uriTemplate);
+    if (owner && owner.backend !== c.name) clashes.push({ kind: 'resource', name: t.template.uriTemplate, winner: owner.backend, loser: c.name });
+  }
   return clashes;
 }
 
@@ -209,7 +214,7 @@ function admit(snap: RegistrySnapshot, c: Candidate, clashes: Conflict[]): void 
     snap.all.resources.push(r);
     if (!r.filtered && !lost.has(`resource:${r.resource.uri}`)) snap.resources.set(r.resource.uri, r);
   }
-  snap.templates.push(...c.templates);
+  snap.templates.push(...c.templates.filter((t) => !lost.has(`resource:${t.template.uriTemplate}`)));
 }
 
 function describeClashes(clashes: Conflict[]): string {

@@ -2,14 +2,19 @@
 import picomatch from 'picomatch';
 import type { FilterRuleSpec } from '../schemas/config.js';
 
-export type NameFilter = (name: string) => boolean;
+/**
+ * Whether a capability passes. A capability known by several names (a
+ * resource: its URI and its name) passes when any of them is allowed and none
+ * is denied: deny wins.
+ */
+export type NameFilter = (...names: string[]) => boolean;
 
 const allowAll: NameFilter = () => true;
 
 export function compileFilter(rule: FilterRuleSpec | undefined): NameFilter {
   if (!rule || (!rule.allow?.length && !rule.deny?.length)) return allowAll;
   // `dot: true` so a pattern like `*` also matches names beginning with a dot; names are not paths.
-  const allow = rule.allow?.length ? picomatch(rule.allow, { dot: true }) : allowAll;
+  const allow = rule.allow?.length ? picomatch(rule.allow, { dot: true }) : () => true;
   const deny = rule.deny?.length ? picomatch(rule.deny, { dot: true }) : () => false;
-  return (name) => allow(name) && !deny(name);
+  return (...names) => names.some((n) => allow(n)) && !names.some((n) => deny(n));
 }

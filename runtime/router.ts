@@ -17,7 +17,7 @@ import type { BackendPool } from './backend-pool.js';
 import type { BackendBridge, BackendConnection } from './backend-connection.js';
 import { matchTemplate, type Route } from './capability-registry.js';
 import { compose, type Interceptor, type OperationContext, type OperationMethod } from './operation.js';
-import type { CallerContext, ForwardRequestOptions, JsonObject } from './caller.js';
+import type { CallerContext, ForwardRequestOptions, JsonObject, ProgressHandler } from './caller.js';
 import { InFlightCalls } from './in-flight-calls.js';
 
 export interface NotificationSink {
@@ -26,7 +26,7 @@ export interface NotificationSink {
 }
 
 /** Picks a client for a backend request that no in-flight call explains (e.g. roots/list at startup). */
-export type FallbackRequestTarget = (request: JSONRPCRequest, signal: AbortSignal) => Promise<JsonObject>;
+export type FallbackRequestTarget = (request: JSONRPCRequest, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
 
 export class Router implements BackendBridge {
   private run: <T>(ctx: OperationContext, last: () => Promise<T>) => Promise<T>;
@@ -92,6 +92,11 @@ export class Router implements BackendBridge {
     return conn.request(method, params, { signal, timeoutMs: requestTimeoutMs(conn) });
   }
 
+  /** The connection now serving a backend, if any (its identity changes when the backend reconnects). */
+  connection(backend: string): BackendConnection | undefined {
+    return this.pool.get(backend);
+  }
+
   resourceRoute(uri: string): Route | undefined {
     const snap = this.pool.snapshot;
     return snap.resources.get(uri) ?? matchTemplate(snap, uri);
@@ -100,9 +105,15 @@ export class Router implements BackendBridge {
   // --- BackendBridge: traffic the backend starts ---
 
   onServerRequest(backend: string, request: JSONRPCRequest, signal: AbortSignal): Promise<JsonObject> {
+    // The backend asked for progress on its request: the client gets a token of
+    // the gateway's, and its progress goes back under the backend's token.
+    const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
+    const conn = this.pool.get(backend);
+    const onprogress: ProgressHandler | undefined =
+      token === undefined || !conn ? undefined : (p) => void conn.notify('notifications/progress', { ...p, progressToken: token });
     const caller = this.inFlight.latest(backend);
-    if (caller?.sendRequest) return caller.sendRequest({ method: request.method, params: request.params }, signal);
-    if (this.fallbackRequestTarget) return this.fallbackRequestTarget(request, signal);
+    if (caller?.sendRequest) return caller.sendRequest({ method: request.method, params: request.params }, signal, onprogress);
+    if (this.fallbackRequestTarget) return this.fallbackRequestTarget(request, signal, onprogress);
     return Promise.reject(new McpError(ErrorCode.InvalidRequest, `No client session can answer ${request.method} for backend '${backend}'`));
   }
 

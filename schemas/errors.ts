@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'skills_unavailable'
   | 'registry_not_found'
   | 'service_unavailable'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
   | 'internal_error';
 
 export class GatewayError extends Error {

@@ -47,7 +47,7 @@ export type BackendRecord = Static<typeof BackendRecordSchema>;
 export const SEVERITIES = ['debug', 'info', 'warning', 'error'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-/** Every `stage` an event can carry; documented in docs/events.md. */
+/** Every `stage` an event can carry; documented (with severities) in docs/controller.md. */
 export const STAGES = [
   'registered',
   'connecting',

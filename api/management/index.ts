@@ -1,24 +1,46 @@
 /**
- * The management REST API under /manage/v1 (spec section 4).
- * Placeholder until the management routes land: only /health.
+ * The management REST API under /manage/v1 (spec section 4), one encapsulated
+ * Fastify plugin: its validation, error handling and bearer-token check do not
+ * reach the MCP endpoints. Routes live in routes/, one file per area; the
+ * request and response shapes in schemas/api.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import type { GatewayController } from '../../controller/gateway-controller.js';
-import { GATEWAY_VERSION } from '../../runtime/version.js';
+import type { ManagementContext } from './context.js';
+import { redactor } from '../../runtime/logging/redactor.js';
+import { authHook, managementToken } from './auth.js';
+import { installErrorHandling } from './errors.js';
+import { installValidation } from './validation.js';
+import { OpenApiCollector } from './openapi.js';
+import { healthRoutes } from './routes/health.js';
+import { monitoringRoutes } from './routes/monitoring.js';
+import { eventRoutes } from './routes/events.js';
+import { controlRoutes } from './routes/control.js';
+import { registryRoutes } from './routes/registry.js';
+import { skillRoutes } from './routes/skills.js';
+import { proxyRoutes } from './routes/proxy.js';
 
-export interface ManagementContext {
-  controller: GatewayController;
-}
+export type { ManagementContext, ListenAddress } from './context.js';
 
 export async function managementApi(app: FastifyInstance, opts: { ctx: ManagementContext }): Promise<void> {
-  const { controller } = opts.ctx;
-  app.get('/health', async () => {
-    const h = controller.aggregateHealth();
-    return {
-      status: h.status,
-      uptime_seconds: (Date.now() - controller.startedAt.getTime()) / 1000,
-      version: GATEWAY_VERSION,
-      backends: { total: h.total, connected: h.connected, healthy: h.healthy },
-    };
-  });
+  const { ctx } = opts;
+  const openapi = new OpenApiCollector();
+  app.addHook('onRoute', (route) => openapi.add(route));
+  installValidation(app);
+  installErrorHandling(app);
+  // Backend errors can echo credentials (an HTTP error page quoting a header):
+  // every management response passes through the same redactor as the logs.
+  app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' ? redactor.redact(payload) : payload));
+  // Read per request: a reload can change server.management.token.
+  app.addHook('onRequest', authHook(() => managementToken(ctx.controller.config)));
+
+  healthRoutes(app, ctx);
+  monitoringRoutes(app, ctx);
+  eventRoutes(app, ctx);
+  controlRoutes(app, ctx);
+  registryRoutes(app);
+  skillRoutes(app);
+  proxyRoutes(app, ctx);
+
+  let document: Record<string, unknown> | undefined;
+  app.get('/openapi.json', async () => (document ??= openapi.document()));
 }

@@ -20,6 +20,7 @@ import type { BackendPool } from '../../runtime/backend-pool.js';
 import type { ResourceSubscriptions } from '../../runtime/resource-subscriptions.js';
 import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../runtime/caller.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
+import { cachedListResult } from '../../runtime/transports/json-rpc.js';
 import { toJsonRpcError } from '../error-mapping.js';
 import type { ClientSession } from './client-session.js';
 
@@ -74,14 +75,15 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
   const params = (request.params ?? {}) as JsonObject;
   const snapshot = deps.pool.snapshot;
   switch (request.method) {
+    // Lists are served with their JSON computed once per registry snapshot (see cachedListResult).
     case 'tools/list':
-      return { tools: snapshot.lists.tools };
+      return cachedListResult('tools', snapshot.lists.tools);
     case 'prompts/list':
-      return { prompts: snapshot.lists.prompts };
+      return cachedListResult('prompts', snapshot.lists.prompts);
     case 'resources/list':
-      return { resources: snapshot.lists.resources };
+      return cachedListResult('resources', snapshot.lists.resources);
     case 'resources/templates/list':
-      return { resourceTemplates: snapshot.lists.resourceTemplates };
+      return cachedListResult('resourceTemplates', snapshot.lists.resourceTemplates);
     case 'tools/call':
       return deps.router.callTool(callerOf(session, request, extra), params, forwardOptions(extra));
     case 'resources/read':
@@ -110,7 +112,8 @@ function callerOf(session: ClientSession, request: JSONRPCRequest, extra: Extra)
     clientIp: session.clientIp,
     requestId: request.id,
     // Tied to this request, so on streamable HTTP it travels on the same response stream.
-    sendRequest: (req, signal) => extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal }) as Promise<JsonObject>,
+    sendRequest: (req, signal, onprogress) =>
+      extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) }) as Promise<JsonObject>,
   };
 }
 

@@ -7,7 +7,7 @@ import type { Notification, JSONRPCRequest, LoggingLevel } from '@modelcontextpr
 import type { Logger } from '../../runtime/logging/logger.js';
 import type { ListKind } from '../../runtime/backend-pool.js';
 import type { ResourceSubscriptions } from '../../runtime/resource-subscriptions.js';
-import type { JsonObject } from '../../runtime/caller.js';
+import type { JsonObject, ProgressHandler } from '../../runtime/caller.js';
 import type { ClientSession } from './client-session.js';
 
 const PASSTHROUGH = { safeParse: (data: unknown) => ({ success: true as const, data }) } as never;
@@ -153,7 +153,7 @@ export class SessionStore {
    * A backend request no in-flight call explains (typically roots/list right
    * after connecting): asked of the most recently active session that can answer.
    */
-  requestFromAnySession(request: JSONRPCRequest, signal: AbortSignal): Promise<JsonObject> {
+  requestFromAnySession(request: JSONRPCRequest, signal: AbortSignal, onprogress?: ProgressHandler): Promise<JsonObject> {
     const capability = REQUIRED_CAPABILITY[request.method];
     const candidates = [...this.sessions.values()]
       .filter((s) => s.initialized && (!capability || s.server.getClientCapabilities()?.[capability]))
@@ -163,6 +163,6 @@ export class SessionStore {
       if (request.method === 'roots/list') return Promise.resolve({ roots: [] });
       return Promise.reject(new Error(`no client session can answer ${request.method}`));
     }
-    return target.server.request({ method: request.method, params: request.params } as never, PASSTHROUGH, { signal }) as Promise<JsonObject>;
+    return target.server.request({ method: request.method, params: request.params } as never, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) }) as Promise<JsonObject>;
   }
 }

@@ -1,20 +1,22 @@
 /**
  * `/mcp`: the streamable HTTP transport. A POST without a session must be an
  * initialize request and creates the session; later POSTs, the GET stream and
- * DELETE name it in `Mcp-Session-Id`. Fastify parses the body; the SDK
- * transport then owns the raw response (hence `reply.hijack()`).
+ * DELETE name it in `Mcp-Session-Id`. Fastify parses the body; the session's
+ * transport then owns the raw response (hence `reply.hijack()`). The transport
+ * is our Node-native one (./node-streamable-http-transport.ts), not the SDK's:
+ * see docs/performance.md.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ClientSession } from './client-session.js';
+import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
 
 interface Transported {
   session: ClientSession;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHttpTransport;
 }
 
 export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
@@ -30,7 +32,11 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
       return undefined;
     }
     const found = transports.get(id);
-    if (!found) void rpcError(reply, 404, -32001, `Session not found: ${id}`);
+    // A session the store has let go (reaped, closing) is gone even while its transport closes.
+    if (!found || ctx.sessions.get(id) !== found.session) {
+      void rpcError(reply, 404, -32001, `Session not found: ${id}`);
+      return undefined;
+    }
     return found;
   };
 
@@ -72,7 +78,7 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
 
 function openSession(ctx: McpContext, clientIp: string, transports: Map<string, Transported>): Transported {
   let session!: ClientSession;
-  const transport = new StreamableHTTPServerTransport({
+  const transport = new NodeStreamableHttpTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => {
       session.id = id;

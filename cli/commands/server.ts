@@ -1,7 +1,8 @@
 /** `gateway server`: run the gateway in the foreground until SIGINT/SIGTERM or POST /shutdown. */
 import { Command, Option } from 'clipanion';
-import { Gateway } from '../../api/gateway.js';
+import { Gateway, type LogFormat } from '../../api/gateway.js';
 import { GatewayError } from '../../schemas/errors.js';
+import { redactor } from '../../runtime/logging/redactor.js';
 import { GATEWAY_VERSION } from '../../runtime/version.js';
 
 export class ServerCommand extends Command {
@@ -16,6 +17,9 @@ export class ServerCommand extends Command {
   host = Option.String('--host', { description: 'Listen host (default from config, 127.0.0.1)' });
   port = Option.String('--port,-p', { description: 'Listen port (default from config, 9000)' });
   logLevel = Option.String('--log-level', { description: 'trace, debug, info, warn, audit, error, fatal or silent' });
+  logFormat = Option.String('--log-format', {
+    description: 'Console log format: pretty (for a person) or json (JSON lines); default pretty when stdout is a terminal, else json',
+  });
   verbose = Option.Counter('-v,--verbose', 0, { description: '-v: backend connection progress; -vv: also full backend process output' });
 
   async execute(): Promise<number> {
@@ -24,18 +28,29 @@ export class ServerCommand extends Command {
       this.context.stderr.write(`Invalid --port: ${this.port}\n`);
       return 2;
     }
-    const level = this.verbose >= 2 ? 'debug' : (this.logLevel ?? (this.verbose === 1 ? 'info' : undefined));
+    if (this.logLevel !== undefined && !LOG_LEVELS.includes(this.logLevel)) {
+      this.context.stderr.write(`Invalid --log-level: ${this.logLevel} (expected one of ${LOG_LEVELS.join(', ')})\n`);
+      return 2;
+    }
+    if (this.logFormat !== undefined && !LOG_FORMATS.includes(this.logFormat as LogFormat)) {
+      this.context.stderr.write(`Invalid --log-format: ${this.logFormat} (expected pretty or json)\n`);
+      return 2;
+    }
     let gateway: Gateway;
     try {
       gateway = await Gateway.start({
         configPath: this.config,
         host: this.host,
         port,
-        logLevel: level,
+        logLevel: this.logLevel,
+        logFormat: this.logFormat as LogFormat | undefined,
         verbosity: this.verbose,
       });
     } catch (err) {
-      this.context.stderr.write(`${err instanceof GatewayError ? err.message : (err as Error).stack ?? String(err)}\n`);
+      // Not through the logger (it may not exist yet), so redact here: a
+      // resolved secret can be part of an error raised while starting.
+      const text = err instanceof GatewayError ? err.message : ((err as Error).stack ?? String(err));
+      this.context.stderr.write(`${redactor.redact(text)}\n`);
       return 1;
     }
     this.context.stdout.write(
@@ -58,3 +73,6 @@ export class ServerCommand extends Command {
     });
   }
 }
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'audit', 'error', 'fatal', 'silent'];
+const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];

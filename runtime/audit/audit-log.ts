@@ -56,10 +56,7 @@ export class AuditLog {
 
   record(r: AuditRecord): void {
     if (!this.enabled) return;
-    this.logger?.audit(
-      { audit: r },
-      `mcp_operation ${r.target.method} ${r.target.backend}/${r.target.capability_name} ${r.outcome.status}`,
-    );
+    this.logger?.audit({ audit: r }, auditMessage(r));
     if (this.closing !== null) {
       // The file is closed; the logger line above is the only trace left.
       this.logger?.error({ event_id: r.event_id }, 'audit record received after the audit log was closed');
@@ -142,4 +139,14 @@ export class AuditLog {
     clearTimeout(this.retryTimer);
     this.retryTimer = null;
   }
+}
+
+/**
+ * One readable line: `mcp_operation call_tool github/github_search error 12.3 ms BackendTimeoutError: …`.
+ * An unknown name has no backend, so the target is then the name alone.
+ */
+function auditMessage(r: AuditRecord): string {
+  const target = r.target.backend ? `${r.target.backend}/${r.target.capability_name}` : r.target.capability_name;
+  const failure = r.outcome.status === 'error' ? ` ${r.outcome.error_type ?? 'Error'}: ${r.outcome.error ?? ''}` : '';
+  return `mcp_operation ${r.target.method} ${target} ${r.outcome.status} ${r.outcome.latency_ms.toFixed(1)} ms${failure}`;
 }

@@ -27,6 +27,13 @@ export interface CreateLoggerOptions {
   pretty?: boolean;
   /** Also append JSON lines to this file (parent directories are created). */
   file?: string;
+  /**
+   * Write the file synchronously (default true: every line is on disk when
+   * the log call returns). The gateway passes false so that no log call on
+   * the request path (the audit mirror line of every MCP operation) waits
+   * for the disk; pino then flushes the file when the process exits.
+   */
+  fileSync?: boolean;
   /** Defaults to the process-wide redactor that the secret store registers into. */
   redactor?: Redactor;
   name?: string;
@@ -39,7 +46,7 @@ export interface CreateLoggerOptions {
 export function createLogger(opts: CreateLoggerOptions): Logger {
   const redactor = opts.redactor ?? processRedactor;
   const consoleOut = consoleStream(opts);
-  const stream = opts.file === undefined ? consoleOut : pino.multistream(fanOut(consoleOut, opts.file));
+  const stream = opts.file === undefined ? consoleOut : pino.multistream(fanOut(consoleOut, opts.file, opts.fileSync ?? true));
 
   return pino<'audit', false>(
     {
@@ -72,10 +79,9 @@ function consoleStream(opts: CreateLoggerOptions): DestinationStream {
   });
 }
 
-function fanOut(consoleOut: DestinationStream, file: string): pino.StreamEntry[] {
-  // Synchronous writes: a log file is most useful for the lines written just
-  // before a crash, and the high-volume audit trail has its own async writer.
-  const fileStream = pino.destination({ dest: file, mkdir: true, sync: true });
+function fanOut(consoleOut: DestinationStream, file: string, sync: boolean): pino.StreamEntry[] {
+  // Asynchronous destinations are flushed synchronously by pino on process exit.
+  const fileStream = pino.destination({ dest: file, mkdir: true, sync });
   // Entries at the lowest level: the logger's own level is the only filter.
   return [
     { level: 'trace', stream: consoleOut },

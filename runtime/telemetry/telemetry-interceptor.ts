@@ -81,7 +81,22 @@ function errorMessage(err: unknown): string {
 
 function errorType(err: unknown): string {
   if (err instanceof Error) return err.name || err.constructor.name || 'Error';
-  return typeof err;
+  // Error-like objects ({ name, message }) keep their name.
+  const name = (err as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && name !== '' ? name : typeof err;
+}
+
+/**
+ * What recordException gets. The SDK uses an exception's `code` as
+ * `exception.type` when there is one, and gateway errors carry a string code
+ * (`backend_error`) while McpError carries a number: pass the class name
+ * instead, the same value as the span's `error.type` and the audit
+ * record's `error_type`. The message and stack are kept.
+ */
+function exceptionOf(err: unknown, message: string): { name: string; message: string; stack?: string } | string {
+  if (typeof err !== 'object' || err === null || !('message' in err)) return message;
+  const stack = (err as { stack?: unknown }).stack;
+  return { name: errorType(err), message, ...(typeof stack === 'string' ? { stack } : {}) };
 }
 
 export function createTelemetryInterceptor(instruments: TelemetryInstruments): Interceptor {
@@ -115,8 +130,7 @@ export function createTelemetryInterceptor(instruments: TelemetryInstruments): I
       return result;
     } catch (err) {
       const message = errorMessage(err);
-      // Error instances and Error-like objects ({ message, name?, code? }) keep their fields.
-      span.recordException(typeof err === 'object' && err !== null && 'message' in err ? err : message);
+      span.recordException(exceptionOf(err, message));
       span.setAttribute('error.type', errorType(err));
       span.setStatus({ code: statusError, message });
       throw err;

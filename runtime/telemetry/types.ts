@@ -1,26 +1,17 @@
 /**
  * Public types of the telemetry module (product spec 6.3).
  *
- * `OperationContext` / `Interceptor` describe the gateway's request-chain
- * interceptors. They live here until they move to a shared file; import them
- * from `runtime/telemetry/index.js`.
+ * The request-chain types (`OperationContext`, `Interceptor`) are the
+ * gateway's own, from `runtime/operation.ts`: the telemetry interceptor is
+ * installed in the same chain as the audit step, so it must not declare a
+ * look-alike of them. They are re-exported here for the module's users.
  */
+import type { Interceptor, OperationContext, OperationMethod } from '../operation.js';
 
-export type McpMethod = 'call_tool' | 'read_resource' | 'get_prompt';
+export type { Interceptor, OperationContext };
 
-export interface OperationContext {
-  method: McpMethod;
-  /** Exposed tool/prompt name or resource URI. */
-  capability: string;
-  /** Owning backend, when resolved. May be filled in while `next()` runs. */
-  backend?: string;
-  originalName?: string;
-  /** JSON-RPC id of the client request. */
-  requestId?: string | number;
-  sessionId: string;
-}
-
-export type Interceptor = <T>(ctx: OperationContext, next: () => Promise<T>) => Promise<T>;
+/** Alias kept for existing imports; the same type as `OperationMethod`. */
+export type McpMethod = OperationMethod;
 
 export interface TelemetryLogger {
   info(...a: any[]): void;

@@ -4,9 +4,9 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio-transport.js';
+import { NodeStreamableHttpClientTransport } from './node-streamable-http-client-transport.js';
 
 export interface TransportHooks {
   onstderr?: (line: string) => void;
@@ -32,6 +32,7 @@ export function createTransport(spec: BackendSpec, hooks: TransportHooks = {}): 
       });
     }
     case 'streamable-http':
-      return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers ?? {} } });
+      // Node-native rather than the SDK's fetch-based transport: see docs/performance.md.
+      return new NodeStreamableHttpClientTransport(new URL(spec.url), { headers: spec.headers ?? {} });
   }
 }

@@ -42,6 +42,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private readonly readBuffer = new ReadBuffer();
   private exited?: Promise<void>;
   private closing = false;
+  /** stdin is corked until the end of this event-loop turn (see send). */
+  private corked = false;
 
   constructor(private readonly launch: ProcessLaunch) {}
 
@@ -128,6 +130,16 @@ export class ProcessGroupStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed) return Promise.reject(new Error('Process is not running'));
+    // Messages sent in the same event-loop turn (many clients calling at once)
+    // leave in one write system call rather than one each.
+    if (!this.corked) {
+      this.corked = true;
+      stdin.cork();
+      setImmediate(() => {
+        this.corked = false;
+        stdin.uncork();
+      });
+    }
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);

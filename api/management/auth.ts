@@ -1,0 +1,45 @@
+/**
+ * Bearer token check of the management API (spec section 5). The token comes
+ * from GATEWAY_MGMT_TOKEN or, when that is unset or empty, from
+ * server.management.token; with neither the API is open. Routes marked
+ * `config: { public: true }` (/health, /ready) never need it.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GatewayConfig } from '../../schemas/config.js';
+import { GatewayError } from '../../schemas/errors.js';
+
+export const TOKEN_ENV = 'GATEWAY_MGMT_TOKEN';
+
+export interface RouteAuthConfig {
+  public?: boolean;
+}
+
+/** The environment wins: it is how deployments inject secrets, and it overrides a token left in a checked-in file. */
+export function managementToken(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const fromEnv = env[TOKEN_ENV];
+  if (fromEnv) return fromEnv;
+  return config.server.management.token || undefined;
+}
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/** Constant time: both sides are hashed first, so neither content nor length leaks through timing. */
+export function tokenMatches(authorization: string | undefined, expected: string): boolean {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
+  const presented = match?.[1] ?? '';
+  const ok = timingSafeEqual(digest(presented), digest(expected));
+  return ok && presented.length > 0;
+}
+
+export function authHook(expectedToken: () => string | undefined) {
+  return async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if ((req.routeOptions.config as RouteAuthConfig | undefined)?.public) return;
+    const token = expectedToken();
+    if (token === undefined) return;
+    if (tokenMatches(req.headers.authorization, token)) return;
+    reply.header('www-authenticate', 'Bearer realm="management"');
+    const reason = req.headers.authorization === undefined ? 'missing' : 'invalid';
+    throw new GatewayError('unauthorized', `${reason === 'missing' ? 'Missing' : 'Invalid'} bearer token`, { reason });
+  };
+}

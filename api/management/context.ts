@@ -1,0 +1,28 @@
+/** What the management API needs from the rest of the gateway. */
+import type { GatewayController } from '../../controller/gateway-controller.js';
+import type { EventBus } from '../../controller/event-bus.js';
+import type { BackendPool } from '../../runtime/backend-pool.js';
+import type { Router } from '../../runtime/router.js';
+import type { SessionStore } from '../mcp/session-store.js';
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+  /** `http://host:port`, without a trailing slash. */
+  url: string;
+}
+
+export interface ManagementContext {
+  controller: GatewayController;
+  router: Router;
+  pool: BackendPool;
+  sessions: SessionStore;
+  events: EventBus;
+  /** Where the gateway listens (known once it listens). */
+  listenAddress(): ListenAddress;
+  /**
+   * Starts the graceful shutdown; called once the `POST /shutdown` response
+   * has been sent. Without a timeout, server.shutdown_timeout_s applies.
+   */
+  requestShutdown(timeoutSeconds?: number): void;
+}

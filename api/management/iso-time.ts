@@ -1,0 +1,18 @@
+/**
+ * Parses the ISO 8601 timestamps the API accepts (`since`): a date, or a date
+ * and time with optional seconds, fraction and offset. Without an offset the
+ * time is UTC. Impossible dates (2024-02-30) are rejected, not rolled over.
+ */
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+export function parseIsoTimestamp(text: string): Date | undefined {
+  const m = ISO.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
+  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (day.getUTCFullYear() !== Number(y) || day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) return undefined;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  const offset = /^[+-]\d{2}$/.test(zone) ? `${zone}:00` : /^[+-]\d{4}$/.test(zone) ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone.toUpperCase();
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${offset}`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}

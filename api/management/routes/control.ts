@@ -1,0 +1,76 @@
+/** POST /reload, /reconnect/{name}, /reauth/{name} and /shutdown. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { NameParamsSchema, ReauthSchema, ReconnectSchema, ReloadSchema, ShutdownBodySchema, ShutdownSchema } from '../../../schemas/api.js';
+import { BackendNotFoundError, GatewayError } from '../../../schemas/errors.js';
+import type { ManagementContext } from '../context.js';
+import { BAD_REQUEST, doc, errors } from '../route-doc.js';
+
+export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tag = 'control';
+  const { controller } = ctx;
+
+  r.post(
+    '/reload',
+    {
+      config: doc(tag, 'Re-read the config file and apply the difference (needs feature_flags.hot_reload)'),
+      schema: { response: { 200: ReloadSchema, ...errors({ 409: 'Hot reload is disabled (`hot_reload_disabled`).' }) } },
+    },
+    async () => controller.reload('api'),
+  );
+
+  r.post(
+    '/reconnect/:name',
+    {
+      config: doc(tag, 'Drop and re-establish one backend connection'),
+      schema: { params: NameParamsSchema, response: { 200: ReconnectSchema, ...errors({ 400: BAD_REQUEST, 404: 'Unknown backend (`backend_not_found`).' }) } },
+    },
+    async (req) => controller.reconnect(req.params.name),
+  );
+
+  r.post(
+    '/reauth/:name',
+    {
+      config: doc(tag, 'Start the OAuth re-authentication of a backend'),
+      schema: {
+        params: NameParamsSchema,
+        response: {
+          200: ReauthSchema,
+          ...errors({ 400: BAD_REQUEST, 404: 'Unknown backend (`backend_not_found`).', 503: 'Service not running (`service_unavailable`).' }),
+        },
+      },
+    },
+    async (req) => {
+      const { name } = req.params;
+      if (!(name in controller.config.backends)) throw new BackendNotFoundError(name);
+      if (controller.state !== 'running') throw new GatewayError('service_unavailable', `The gateway is ${controller.state}`, { state: controller.state });
+      // No backend carries outgoing authentication yet, so there is never a flow to start.
+      const error = controller.config.feature_flags.outgoing_auth
+        ? `Backend '${name}' has no outgoing authentication configured`
+        : `Backend '${name}' has no outgoing authentication (feature_flags.outgoing_auth is off)`;
+      return { name, reauth_initiated: false, error };
+    },
+  );
+
+  r.post(
+    '/shutdown',
+    {
+      config: doc(tag, 'Graceful shutdown; the process then exits', { optionalBody: true }),
+      schema: { body: ShutdownBodySchema, response: { 200: ShutdownSchema, ...errors({ 400: BAD_REQUEST }) } },
+    },
+    async (req, reply) => {
+      const timeout = req.body.timeout_seconds;
+      let started = false;
+      const start = () => {
+        if (started) return;
+        started = true;
+        ctx.requestShutdown(timeout);
+      };
+      // Answer first: the shutdown closes the listener and this connection.
+      reply.raw.once('finish', start);
+      reply.raw.once('close', start);
+      return { shutting_down: true };
+    },
+  );
+}

@@ -1,0 +1,79 @@
+/** GET /status, /backends, /groups, /capabilities, /sessions and /batch. */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  BackendsSchema,
+  BatchQuerySchema,
+  BatchSchema,
+  CapabilitiesQuerySchema,
+  CapabilitiesSchema,
+  GroupsQuerySchema,
+  GroupsSchema,
+  SessionsSchema,
+  StatusSchema,
+} from '../../../schemas/api.js';
+import type { ManagementContext } from '../context.js';
+import { BAD_REQUEST, doc, errors } from '../route-doc.js';
+import { capabilitiesView, eventsView, statusView } from '../views.js';
+
+export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tag = 'monitoring';
+
+  r.get('/status', { config: doc(tag, 'Service, config, transport and feature flags'), schema: { response: { 200: StatusSchema, ...errors() } } }, async () =>
+    statusView(ctx),
+  );
+
+  r.get('/backends', { config: doc(tag, 'Backend records'), schema: { response: { 200: BackendsSchema, ...errors() } } }, async () => ({
+    backends: ctx.controller.backendRecords(),
+  }));
+
+  r.get(
+    '/groups',
+    {
+      config: doc(tag, 'Backends by group'),
+      schema: { querystring: GroupsQuerySchema, response: { 200: GroupsSchema, ...errors({ 400: BAD_REQUEST }) } },
+    },
+    async (req) => {
+      const groups: Record<string, { servers: string[]; count: number }> = {};
+      for (const [name, spec] of Object.entries(ctx.controller.config.backends)) {
+        const group = spec.group ?? 'default';
+        if (req.query.group !== undefined && req.query.group !== group) continue;
+        const entry = (groups[group] ??= { servers: [], count: 0 });
+        entry.servers.push(name);
+        entry.count = entry.servers.length;
+      }
+      const entries = Object.values(groups);
+      return { groups, total_groups: entries.length, total_servers: entries.reduce((n, g) => n + g.count, 0) };
+    },
+  );
+
+  r.get(
+    '/capabilities',
+    {
+      config: doc(tag, 'Aggregated tools, resources, prompts and the route map'),
+      schema: { querystring: CapabilitiesQuerySchema, response: { 200: CapabilitiesSchema, ...errors({ 400: BAD_REQUEST }) } },
+    },
+    async (req) => capabilitiesView(ctx.pool.snapshot, req.query),
+  );
+
+  r.get('/sessions', { config: doc(tag, 'MCP client sessions of /mcp and /sse'), schema: { response: { 200: SessionsSchema, ...errors() } } }, async () => {
+    const { lists } = ctx.pool.snapshot;
+    const sessions = ctx.sessions.records({ tools: lists.tools.length, resources: lists.resources.length, prompts: lists.prompts.length });
+    return { active_sessions: sessions.filter((s) => !s.expired).length, sessions };
+  });
+
+  r.get(
+    '/batch',
+    {
+      config: doc(tag, 'Status, backends, capabilities and recent events in one answer'),
+      schema: { querystring: BatchQuerySchema, response: { 200: BatchSchema, ...errors({ 400: BAD_REQUEST }) } },
+    },
+    async (req) => ({
+      status: statusView(ctx),
+      backends: { backends: ctx.controller.backendRecords() },
+      capabilities: capabilitiesView(ctx.pool.snapshot),
+      events: eventsView(ctx, { limit: req.query.events_limit }),
+    }),
+  );
+}

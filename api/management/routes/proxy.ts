@@ -1,0 +1,65 @@
+/**
+ * POST /tools/call and /resources/read: the same Router path as MCP clients
+ * (routing, timeout, audit, telemetry), as caller session `management`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ResourceReadBodySchema, ResourceReadSchema, ToolCallBodySchema, ToolCallSchema } from '../../../schemas/api.js';
+import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../../runtime/caller.js';
+import type { ManagementContext } from '../context.js';
+import { BAD_REQUEST, doc, errors } from '../route-doc.js';
+
+const callErrors = (what: string) =>
+  errors({
+    400: BAD_REQUEST,
+    404: `Unknown ${what} (\`${what}_not_found\`).`,
+    502: `The backend failed the request (\`backend_error\`) or did not answer in time (\`backend_timeout\`).`,
+    503: 'The owning backend has no usable session (`backend_unavailable`).',
+  });
+
+const caller = (req: FastifyRequest): CallerContext => ({ sessionId: 'management', transport: 'management', clientIp: req.ip });
+
+/** Cancels the backend request when the HTTP client goes away before the answer. */
+function abortOnDisconnect(reply: FastifyReply): ForwardRequestOptions {
+  const ac = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort();
+  });
+  return { signal: ac.signal };
+}
+
+export function proxyRoutes(app: FastifyInstance, ctx: ManagementContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.post(
+    '/tools/call',
+    { config: doc('proxy', 'Call a tool through the gateway'), schema: { body: ToolCallBodySchema, response: { 200: ToolCallSchema, ...callErrors('tool') } } },
+    async (req, reply) => {
+      const { tool, arguments: args } = req.body;
+      const backend = ctx.pool.snapshot.tools.get(tool)?.backend ?? '';
+      const result = await ctx.router.callTool(caller(req), { name: tool, arguments: args }, abortOnDisconnect(reply));
+      const content = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
+      return { tool, backend, content, isError: result.isError === true };
+    },
+  );
+
+  r.post(
+    '/resources/read',
+    {
+      config: doc('proxy', 'Read a resource through the gateway'),
+      schema: { body: ResourceReadBodySchema, response: { 200: ResourceReadSchema, ...callErrors('resource') } },
+    },
+    async (req, reply) => {
+      const { uri } = req.body;
+      const backend = ctx.router.resourceRoute(uri)?.backend ?? '';
+      const result = await ctx.router.readResource(caller(req), { uri }, abortOnDisconnect(reply));
+      const contents = (Array.isArray(result.contents) ? (result.contents as JsonObject[]) : []).map((c) => ({
+        uri: typeof c.uri === 'string' ? c.uri : uri,
+        mimeType: typeof c.mimeType === 'string' ? c.mimeType : '',
+        ...(typeof c.text === 'string' ? { text: c.text } : {}),
+        ...(typeof c.blob === 'string' ? { blob: c.blob } : {}),
+      }));
+      return { uri, backend, contents };
+    },
+  );
+}

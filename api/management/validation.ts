@@ -1,0 +1,31 @@
+/**
+ * Request validation of the management API, separate from the MCP endpoints:
+ * query strings and path parameters are coerced from text (`limit=5` is a
+ * number), JSON bodies are not (`{"tool": 5}` is a 400, not the tool "5").
+ * An empty or absent body counts as `{}`, so `POST /shutdown` needs none.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { FastifyInstance } from 'fastify';
+
+const common = { useDefaults: true, allErrors: false, strict: false } as const;
+const coercing = new Ajv({ ...common, coerceTypes: true });
+const exact = new Ajv({ ...common, coerceTypes: false });
+
+export function installValidation(app: FastifyInstance): void {
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart !== 'body') return coercing.compile(schema);
+    const validate: ValidateFunction = exact.compile(schema);
+    return (data: unknown) => {
+      const value = data === undefined || data === null ? {} : data;
+      return validate(value) ? { value } : { error: validate.errors ?? [] };
+    };
+  });
+
+  // The default JSON parser rejects an empty body; here it means "no body".
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * Response bodies built from gateway state, shared by the single endpoints
+ * and `GET /batch`.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { RegistrySnapshot, Route } from '../../runtime/capability-registry.js';
+import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
+import { BadRequestError } from '../../schemas/errors.js';
+import type { CapabilitiesQuery, CapabilitiesResponse, EventsQuery, EventsSchema, StatusResponse } from '../../schemas/api.js';
+import type { ManagementContext } from './context.js';
+import { parseIsoTimestamp } from './iso-time.js';
+
+export const uptimeSeconds = (ctx: ManagementContext) => (Date.now() - ctx.controller.startedAt.getTime()) / 1000;
+
+export function statusView(ctx: ManagementContext): StatusResponse {
+  const { controller } = ctx;
+  const addr = ctx.listenAddress();
+  return {
+    service: {
+      name: GATEWAY_NAME,
+      version: GATEWAY_VERSION,
+      state: controller.state,
+      uptime_seconds: uptimeSeconds(ctx),
+      started_at: controller.startedAt.toISOString(),
+    },
+    config: {
+      file_path: controller.loaded.filePath,
+      loaded_at: controller.loaded.loadedAt.toISOString(),
+      backend_count: Object.keys(controller.config.backends).length,
+    },
+    transport: { sse_url: `${addr.url}/sse`, streamable_http_url: `${addr.url}/mcp`, host: addr.host, port: addr.port },
+    feature_flags: { ...controller.config.feature_flags },
+  };
+}
+
+/** Filters of `GET /capabilities`: kind, owning backend, and a case-insensitive substring of a name or URI. */
+export function capabilitiesView(snap: RegistrySnapshot, q: Partial<CapabilitiesQuery> = {}): CapabilitiesResponse {
+  const needle = q.search?.toLowerCase();
+  const want = (kind: 'tools' | 'resources' | 'prompts', backend: string, ...names: Array<string | undefined>) =>
+    (!q.type || q.type === kind) &&
+    (q.backend === undefined || q.backend === backend) &&
+    (!needle || names.some((n) => n?.toLowerCase().includes(needle)));
+
+  const routeMap: Record<string, string[]> = {};
+  const route = (kind: 'tools' | 'resources' | 'prompts', exposed: string, r: Route) => {
+    if (want(kind, r.backend, exposed, r.original)) routeMap[exposed] = [r.backend, r.original];
+  };
+  for (const [name, e] of snap.tools) route('tools', name, e);
+  for (const [name, e] of snap.prompts) route('prompts', name, e);
+  for (const [uri, e] of snap.resources) route('resources', uri, e);
+  for (const t of snap.templates) route('resources', t.template.uriTemplate, t);
+
+  return {
+    tools: snap.all.tools
+      .filter((e) => want('tools', e.backend, e.tool.name, e.original))
+      .map((e) => ({
+        name: e.tool.name,
+        original_name: e.original,
+        description: e.tool.description ?? '',
+        backend: e.backend,
+        input_schema: e.tool.inputSchema as Record<string, unknown>,
+        filtered: e.filtered,
+        renamed: e.renamed,
+      })),
+    resources: [...snap.resources.values()]
+      .filter((e) => want('resources', e.backend, e.resource.uri, e.resource.name))
+      .map((e) => ({ uri: e.resource.uri, name: e.resource.name, backend: e.backend, mime_type: e.resource.mimeType ?? '' })),
+    prompts: [...snap.prompts.values()]
+      .filter((e) => want('prompts', e.backend, e.prompt.name, e.original))
+      .map((e) => ({
+        name: e.prompt.name,
+        description: e.prompt.description ?? '',
+        backend: e.backend,
+        arguments: (e.prompt.arguments ?? []) as Array<Record<string, unknown>>,
+      })),
+    route_map: routeMap,
+  };
+}
+
+export function eventsView(ctx: ManagementContext, q: Partial<EventsQuery>): Static<typeof EventsSchema> {
+  let since: Date | undefined;
+  if (q.since !== undefined) {
+    since = parseIsoTimestamp(q.since);
+    if (!since) {
+      throw new BadRequestError(`querystring/since is not a valid ISO 8601 timestamp: ${q.since}`, {
+        location: 'querystring',
+        problems: [{ path: 'querystring/since', message: 'must be an ISO 8601 date or date-time' }],
+      });
+    }
+  }
+  return { events: ctx.events.list({ limit: q.limit, since, severity: q.severity }) };
+}

@@ -1,0 +1,72 @@
+/**
+ * A structural JSON-RPC 2.0 message check: what the SDK's zod
+ * `JSONRPCMessageSchema` enforces on the envelope, at a fraction of the cost.
+ * Transports on the proxy hot path use it instead of a zod parse per message.
+ */
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export function isJsonRpcMessage(m: unknown): m is JSONRPCMessage {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
+  const msg = m as Record<string, unknown>;
+  if (msg.jsonrpc !== '2.0') return false;
+  const id = msg.id;
+  if (id !== undefined && typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return false;
+  if (msg.method !== undefined) {
+    if (typeof msg.method !== 'string') return false;
+    const p = msg.params;
+    return p === undefined || (typeof p === 'object' && p !== null && !Array.isArray(p));
+  }
+  if ('result' in msg) return id !== undefined && typeof msg.result === 'object' && msg.result !== null && !Array.isArray(msg.result);
+  if ('error' in msg) {
+    // An error response may lack an id (a parse error the sender could not attribute).
+    const e = msg.error as Record<string, unknown> | null;
+    return typeof e === 'object' && e !== null && typeof e.code === 'number' && Number.isInteger(e.code) && typeof e.message === 'string';
+  }
+  return false;
+}
+
+/** Parses one JSON-RPC message (or throws, as the SDK's zod parse would). */
+export function toJsonRpcMessage(value: unknown): JSONRPCMessage {
+  if (!isJsonRpcMessage(value)) throw new Error(`Invalid JSON-RPC message: ${JSON.stringify(value)?.slice(0, 200)}`);
+  return value;
+}
+
+/**
+ * A result object may carry its own JSON under this symbol (a function, so it
+ * is computed only when a transport asks). JSON.stringify ignores symbol keys,
+ * so any other transport serialises the object as usual.
+ */
+export const RESULT_JSON: unique symbol = Symbol.for('mcp-gateway.result-json');
+
+const listJson = new WeakMap<object, string>();
+
+/**
+ * `{ [field]: list }` whose JSON is computed once per list array and then
+ * reused: list results (tools/list with a thousand tools) are the same array
+ * until the registry changes, and serialising them is most of their cost.
+ * The list must not be mutated after it is first served (registry snapshots never are).
+ */
+export function cachedListResult(field: string, list: readonly unknown[]): Record<string, unknown> {
+  const result: Record<string, unknown> = { [field]: list };
+  Object.defineProperty(result, RESULT_JSON, {
+    value: () => {
+      let json = listJson.get(list);
+      if (json === undefined) {
+        json = JSON.stringify({ [field]: list });
+        listJson.set(list, json);
+      }
+      return json;
+    },
+  });
+  return result;
+}
+
+/** Serialises a JSON-RPC message, splicing in a result's cached JSON when it has one. */
+export function serializeMessage(message: JSONRPCMessage): string {
+  const result = (message as { result?: Record<PropertyKey, unknown> }).result;
+  const cached = result?.[RESULT_JSON];
+  if (typeof cached !== 'function') return JSON.stringify(message);
+  const { result: _omit, ...rest } = message as Record<string, unknown>;
+  const tail = JSON.stringify(rest);
+  return tail === '{}' ? `{"result":${(cached as () => string)()}}` : `{"result":${(cached as () => string)()},${tail.slice(1)}`;
+}

@@ -1,0 +1,462 @@
+/**
+ * The client side of MCP streamable HTTP on Node's http/https modules, for
+ * `streamable-http` backends.
+ *
+ * It replaces the SDK's StreamableHTTPClientTransport on the proxy hot path.
+ * That class makes every call through fetch (undici): a web Headers object,
+ * a Request, web streams for the body, a zod parse of every message, and an
+ * abort listener added to one long-lived AbortSignal per call that undici
+ * drops only at garbage collection (so the listener list, walked on every
+ * call, keeps growing under load). Here a POST is one `http.request` on a
+ * keep-alive agent. Behaviour follows the SDK's transport:
+ *
+ * - Mcp-Session-Id is taken from responses and sent on every request, and
+ *   Mcp-Protocol-Version once the client negotiated it; configured headers
+ *   are added to every request (and may override those).
+ * - An answer is plain JSON or an SSE stream (events `message` or unnamed;
+ *   `id`, `retry` and comments understood). 202 answers notifications; after
+ *   `notifications/initialized` the standalone GET stream is opened (405 means
+ *   the server offers none).
+ * - A GET stream that ends, or a POST stream that ends after an event id but
+ *   before its answer, is resumed with Last-Event-ID: at most 2 tries, 1 s
+ *   growing 1.5x (or the server's `retry`).
+ * - Same-origin 307/308 redirects are followed (at most 5); other redirects
+ *   are reported, not followed. An HTTP error status rejects the send with
+ *   the SDK's StreamableHTTPError (code = status).
+ * - close() aborts everything in flight; terminateSession() sends DELETE.
+ *
+ * There is no OAuth provider: gateway backends authenticate with headers.
+ */
+import http, { type IncomingMessage, type ClientRequest, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { toJsonRpcMessage } from './json-rpc.js';
+
+export interface NodeStreamableHttpClientOptions {
+  /** Sent with every request (e.g. Authorization). */
+  headers?: Record<string, string>;
+  reconnection?: { initialReconnectionDelay: number; maxReconnectionDelay: number; reconnectionDelayGrowFactor: number; maxRetries: number };
+}
+
+interface SseOptions {
+  resumptionToken?: string;
+  onresumptiontoken?: (token: string) => void;
+  replayMessageId?: string | number;
+}
+
+const DEFAULT_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
+const MAX_REDIRECTS = 5;
+
+export class NodeStreamableHttpClientTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly url: URL;
+  private readonly extraHeaders: Record<string, string>;
+  private readonly agent: http.Agent;
+  private readonly requestFn: typeof http.request;
+  private readonly reconnection: NonNullable<NodeStreamableHttpClientOptions['reconnection']>;
+  private readonly target: http.RequestOptions;
+  private _sessionId?: string;
+  private _protocolVersion?: string;
+  /** Headers of every request, rebuilt when the session id or protocol version changes. */
+  private baseHeaders: Record<string, string> = {};
+  private started = false;
+  private closed = false;
+  private readonly inFlight = new Set<ClientRequest>();
+  private readonly responses = new Set<IncomingMessage>();
+  private reconnectTimer?: NodeJS.Timeout;
+  private serverRetryMs?: number;
+
+  constructor(url: URL, opts: NodeStreamableHttpClientOptions = {}) {
+    this.url = url;
+    this.extraHeaders = opts.headers ?? {};
+    this.reconnection = opts.reconnection ?? DEFAULT_RECONNECTION;
+    const secure = url.protocol === 'https:';
+    this.requestFn = (secure ? https.request : http.request) as typeof http.request;
+    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.target = urlToRequestOptions(url);
+    this.rebuildHeaders();
+  }
+
+  get sessionId(): string | undefined {
+    return this._sessionId;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this._protocolVersion;
+  }
+
+  setProtocolVersion(version: string): void {
+    this._protocolVersion = version;
+    this.rebuildHeaders();
+  }
+
+  async start(): Promise<void> {
+    if (this.started) {
+      throw new Error('StreamableHTTPClientTransport already started! If using Client class, note that connect() calls start() automatically.');
+    }
+    this.started = true;
+  }
+
+  async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions): Promise<void> {
+    try {
+      if (options?.resumptionToken) {
+        const m = message as { id?: string | number; method?: string };
+        const replayMessageId = m.method !== undefined && m.id !== undefined ? m.id : undefined;
+        this.openSse({ resumptionToken: options.resumptionToken, replayMessageId }).catch((err) => this.onerror?.(err as Error));
+        return;
+      }
+      const body = JSON.stringify(message);
+      const res = await this.request('POST', { ...this.baseHeaders, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body);
+      this.takeSessionId(res);
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) {
+        const text = await readText(res).catch(() => null);
+        throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${redirectNote(res, this.url) ?? text}`);
+      }
+      if (status === 202) {
+        res.resume();
+        if (!Array.isArray(message) && (message as { method?: string }).method === 'notifications/initialized') {
+          this.openSse({}).catch((err) => this.onerror?.(err as Error));
+        }
+        return;
+      }
+      const messages = Array.isArray(message) ? message : [message];
+      const hasRequests = messages.some((m) => 'method' in m && 'id' in m && m.id !== undefined);
+      if (!hasRequests) {
+        res.resume();
+        return;
+      }
+      const contentType = mediaType(res.headers['content-type']);
+      if (contentType === 'text/event-stream') {
+        this.readSse(res, { onresumptiontoken: options?.onresumptiontoken }, false);
+      } else if (contentType === 'application/json') {
+        const data = JSON.parse(await readText(res)) as unknown;
+        const replies = Array.isArray(data) ? data.map(toJsonRpcMessage) : [toJsonRpcMessage(data)];
+        for (const reply of replies) this.onmessage?.(reply);
+      } else {
+        res.resume();
+        throw new StreamableHTTPError(-1, `Unexpected content type: ${res.headers['content-type']}`);
+      }
+    } catch (error) {
+      this.onerror?.(error as Error);
+      throw error;
+    }
+  }
+
+  /** Sends DELETE to end the session; 405 means the server does not support that, which is fine. */
+  async terminateSession(): Promise<void> {
+    if (!this._sessionId) return;
+    try {
+      const res = await this.request('DELETE', { ...this.baseHeaders });
+      res.resume();
+      const status = res.statusCode ?? 0;
+      if ((status < 200 || status >= 300) && status !== 405) {
+        throw new StreamableHTTPError(status, `Failed to terminate session: ${redirectNote(res, this.url) ?? res.statusMessage}`);
+      }
+      this._sessionId = undefined;
+      this.rebuildHeaders();
+    } catch (error) {
+      this.onerror?.(error as Error);
+      throw error;
+    }
+  }
+
+  /** Resumes an SSE stream from an event id (GET with Last-Event-ID). */
+  async resumeStream(lastEventId: string, options?: { onresumptiontoken?: (token: string) => void }): Promise<void> {
+    await this.openSse({ resumptionToken: lastEventId, onresumptiontoken: options?.onresumptiontoken });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const aborted = new Error('This operation was aborted');
+    aborted.name = 'AbortError';
+    for (const req of this.inFlight) req.destroy(aborted);
+    for (const res of this.responses) res.destroy(aborted);
+    this.inFlight.clear();
+    this.responses.clear();
+    this.agent.destroy();
+    this.onclose?.();
+  }
+
+  // --- internals ---
+
+  private rebuildHeaders(): void {
+    const h: Record<string, string> = {};
+    if (this._sessionId) h['mcp-session-id'] = this._sessionId;
+    if (this._protocolVersion) h['mcp-protocol-version'] = this._protocolVersion;
+    for (const [k, v] of Object.entries(this.extraHeaders)) h[k.toLowerCase()] = v;
+    this.baseHeaders = h;
+  }
+
+  private takeSessionId(res: IncomingMessage): void {
+    const id = res.headers['mcp-session-id'];
+    if (typeof id === 'string' && id && id !== this._sessionId) {
+      this._sessionId = id;
+      this.rebuildHeaders();
+    }
+  }
+
+  /** One HTTP request; resolves with the response once its headers are in (same-origin 307/308 followed). */
+  private async request(method: string, headers: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
+    let url = this.url;
+    for (let hop = 0; ; hop++) {
+      const res = await this.requestOnce(url, method, headers, body);
+      const status = res.statusCode ?? 0;
+      if ((status === 307 || status === 308) && hop < MAX_REDIRECTS) {
+        const target = redirectTarget(res, url);
+        if (target && target.origin === this.url.origin) {
+          res.resume();
+          url = target;
+          continue;
+        }
+      }
+      return res;
+    }
+  }
+
+  private requestOnce(url: URL, method: string, headers: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
+    if (this.closed) return Promise.reject(abortError());
+    return new Promise((resolve, reject) => {
+      const h = body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) };
+      // Plain options rather than the URL: Node would convert the URL on every request.
+      const target = url === this.url ? this.target : urlToRequestOptions(url);
+      const req = this.requestFn({ ...target, method, headers: h, agent: this.agent });
+      this.inFlight.add(req);
+      req.once('response', (res) => {
+        this.inFlight.delete(req);
+        this.responses.add(res);
+        res.once('close', () => this.responses.delete(res));
+        resolve(res);
+      });
+      req.once('error', (err) => {
+        this.inFlight.delete(req);
+        reject(this.closed ? abortError() : err);
+      });
+      req.end(body);
+    });
+  }
+
+  private async openSse(options: SseOptions): Promise<void> {
+    try {
+      const headers: OutgoingHttpHeaders = { ...this.baseHeaders, accept: 'text/event-stream' };
+      if (options.resumptionToken) headers['last-event-id'] = options.resumptionToken;
+      const res = await this.request('GET', headers);
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status >= 300) {
+        res.resume();
+        // 405: the server offers no standalone stream; that is allowed.
+        if (status === 405) return;
+        throw new StreamableHTTPError(status, `Failed to open SSE stream: ${redirectNote(res, this.url) ?? res.statusMessage}`);
+      }
+      this.readSse(res, options, true);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      throw error;
+    }
+  }
+
+  private readSse(res: IncomingMessage, options: SseOptions, reconnectable: boolean): void {
+    const { onresumptiontoken, replayMessageId } = options;
+    let lastEventId: string | undefined;
+    let primed = false;
+    let answered = false;
+    const parser = new SseParser((event) => {
+      if (event.id !== undefined) {
+        lastEventId = event.id;
+        primed = true;
+        onresumptiontoken?.(event.id);
+      }
+      if (!event.data) return;
+      if (event.event && event.event !== 'message') return;
+      try {
+        const message = toJsonRpcMessage(JSON.parse(event.data));
+        if ('result' in message && message.id !== undefined) {
+          answered = true;
+          if (replayMessageId !== undefined) message.id = replayMessageId;
+        }
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    }, (retryMs) => {
+      this.serverRetryMs = retryMs;
+    });
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => parser.push(chunk));
+    let ended = false;
+    const finish = (error?: Error) => {
+      if (ended) return;
+      ended = true;
+      if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
+      if ((reconnectable || primed) && !answered && !this.closed) {
+        this.scheduleReconnect({ resumptionToken: lastEventId, onresumptiontoken, replayMessageId }, 0);
+      }
+    };
+    res.once('end', () => finish());
+    res.once('error', (err) => finish(err));
+    res.once('aborted', () => finish(new Error('aborted')));
+  }
+
+  private scheduleReconnect(options: SseOptions, attempt: number): void {
+    const { maxRetries, initialReconnectionDelay, reconnectionDelayGrowFactor, maxReconnectionDelay } = this.reconnection;
+    if (attempt >= maxRetries) {
+      this.onerror?.(new Error(`Maximum reconnection attempts (${maxRetries}) exceeded.`));
+      return;
+    }
+    const delay = this.serverRetryMs ?? Math.min(initialReconnectionDelay * Math.pow(reconnectionDelayGrowFactor, attempt), maxReconnectionDelay);
+    this.reconnectTimer = setTimeout(() => {
+      this.openSse(options).catch((error) => {
+        this.onerror?.(new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
+        this.scheduleReconnect(options, attempt + 1);
+      });
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+}
+
+interface SseEvent {
+  event?: string;
+  data: string;
+  id?: string;
+}
+
+/** Incremental text/event-stream parser (WHATWG event stream format). */
+class SseParser {
+  private buffer = '';
+  private data: string[] = [];
+  private event?: string;
+  private id?: string;
+  private sawId = false;
+
+  constructor(
+    private readonly onEvent: (e: SseEvent) => void,
+    private readonly onRetry: (ms: number) => void,
+  ) {}
+
+  push(chunk: string): void {
+    this.buffer += chunk;
+    let start = 0;
+    for (;;) {
+      let end = -1;
+      let next = -1;
+      for (let i = start; i < this.buffer.length; i++) {
+        const c = this.buffer.charCodeAt(i);
+        if (c === 10) {
+          end = i;
+          next = i + 1;
+          break;
+        }
+        if (c === 13) {
+          if (i + 1 >= this.buffer.length) break; // a CR at the end may be half of CRLF: wait for more
+          end = i;
+          next = this.buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
+          break;
+        }
+      }
+      if (end < 0) break;
+      this.line(this.buffer.slice(start, end));
+      start = next;
+    }
+    this.buffer = start === 0 ? this.buffer : this.buffer.slice(start);
+  }
+
+  private line(line: string): void {
+    if (line === '') {
+      if (this.data.length > 0 || this.sawId) {
+        this.onEvent({ event: this.event, data: this.data.join('\n'), id: this.sawId ? this.id : undefined });
+      }
+      this.data = [];
+      this.event = undefined;
+      this.sawId = false;
+      return;
+    }
+    if (line.charCodeAt(0) === 58) return; // ':' comment (keep-alive)
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    switch (field) {
+      case 'data':
+        this.data.push(value);
+        break;
+      case 'event':
+        this.event = value;
+        break;
+      case 'id':
+        if (!value.includes('\0')) {
+          this.id = value;
+          this.sawId = true;
+        }
+        break;
+      case 'retry':
+        if (/^\d+$/.test(value)) this.onRetry(Number(value));
+        break;
+    }
+  }
+}
+
+function urlToRequestOptions(url: URL): http.RequestOptions {
+  return {
+    protocol: url.protocol,
+    // An IPv6 literal is bracketed in a URL, not in a host name.
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port || undefined,
+    path: `${url.pathname}${url.search}`,
+    ...(url.username || url.password ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
+  };
+}
+
+function readText(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c: string) => (text += c));
+    res.once('end', () => resolve(text));
+    res.once('error', reject);
+    res.once('aborted', () => reject(abortError()));
+  });
+}
+
+function mediaType(ct: string | undefined): string {
+  if (!ct) return '';
+  const semi = ct.indexOf(';');
+  return (semi < 0 ? ct : ct.slice(0, semi)).trim().toLowerCase();
+}
+
+function redirectTarget(res: IncomingMessage, from: URL): URL | undefined {
+  const location = res.headers.location;
+  if (!location) return undefined;
+  try {
+    return new URL(location, from);
+  } catch {
+    return undefined;
+  }
+}
+
+/** For a redirect that was not followed: where it pointed (no credentials, query or fragment). */
+function redirectNote(res: IncomingMessage, from: URL): string | undefined {
+  const status = res.statusCode ?? 0;
+  if (status < 300 || status >= 400) return undefined;
+  const target = redirectTarget(res, from);
+  if (!target) return undefined;
+  target.username = target.password = target.search = target.hash = '';
+  if (target.protocol === 'http:' && from.protocol === 'https:') {
+    target.protocol = 'https:';
+    return `Redirect to plain http not followed; try ${target.href} instead`;
+  }
+  return `Redirect to ${target.href} not followed`;
+}
+
+function abortError(): Error {
+  const err = new Error('This operation was aborted');
+  err.name = 'AbortError';
+  return err;
+}

@@ -1,0 +1,279 @@
+/**
+ * Request and response shapes of the management API (spec sections 2 and 4).
+ * Routes validate requests and serialise responses from these definitions,
+ * and the OpenAPI document is generated from the same objects.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js';
+
+const Int = (opts: object = {}) => Type.Integer(opts);
+/** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
+const StringEnum = <T extends readonly string[]>(values: T, opts: object = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
+const FreeObject = (description?: string) => Type.Record(Type.String(), Type.Unknown(), description ? { description } : {});
+
+// --- errors (section 7) ---
+
+export const ErrorBodySchema = Type.Object(
+  {
+    error: Type.String({ description: 'Stable error code, see docs/management-api.md.' }),
+    message: Type.String(),
+    details: FreeObject(),
+  },
+  { description: 'Error' },
+);
+export type ErrorBody = Static<typeof ErrorBodySchema>;
+
+/** The error body with a route-specific description (OpenAPI shows one per status). */
+export const errorResponse = (description: string) => Type.Object(ErrorBodySchema.properties, { description });
+
+// --- monitoring ---
+
+export const HealthSchema = Type.Object({
+  status: StringEnum(['healthy', 'degraded', 'unhealthy'] as const),
+  uptime_seconds: Type.Number(),
+  version: Type.String(),
+  backends: Type.Object({
+    total: Int({ description: 'Configured backends.' }),
+    connected: Int(),
+    healthy: Int({ description: 'Backends passing health checks.' }),
+  }),
+});
+
+export const ReadySchema = Type.Object({ ready: Type.Boolean(), reason: Type.String() });
+
+export const FeatureFlagsSchema = Type.Object({
+  optimizer: Type.Boolean(),
+  hot_reload: Type.Boolean(),
+  outgoing_auth: Type.Boolean(),
+  session_management: Type.Boolean(),
+  yaml_config: Type.Boolean(),
+});
+
+export const StatusSchema = Type.Object({
+  service: Type.Object({
+    name: Type.String(),
+    version: Type.String(),
+    state: Type.String(),
+    uptime_seconds: Type.Number(),
+    started_at: Type.String({ description: 'ISO 8601' }),
+  }),
+  config: Type.Object({
+    file_path: Type.String(),
+    loaded_at: Type.String({ description: 'ISO 8601' }),
+    backend_count: Int(),
+  }),
+  transport: Type.Object({
+    sse_url: Type.String(),
+    streamable_http_url: Type.String(),
+    host: Type.String(),
+    port: Int(),
+  }),
+  feature_flags: FeatureFlagsSchema,
+});
+export type StatusResponse = Static<typeof StatusSchema>;
+
+export const BackendsSchema = Type.Object({ backends: Type.Array(BackendRecordSchema) });
+
+export const GroupsQuerySchema = Type.Object({ group: Type.Optional(Type.String({ description: 'Only this group.' })) });
+export const GroupsSchema = Type.Object({
+  groups: Type.Record(Type.String(), Type.Object({ servers: Type.Array(Type.String()), count: Int() })),
+  total_groups: Int(),
+  total_servers: Int(),
+});
+
+// --- capabilities (section 2.3) ---
+
+export const CAPABILITY_TYPES = ['tools', 'resources', 'prompts'] as const;
+export type CapabilityType = (typeof CAPABILITY_TYPES)[number];
+
+export const CapabilitiesQuerySchema = Type.Object({
+  type: Type.Optional(StringEnum(CAPABILITY_TYPES, { description: 'Only this kind; the other lists are empty.' })),
+  backend: Type.Optional(Type.String({ description: 'Only capabilities of this backend.' })),
+  search: Type.Optional(Type.String({ description: 'Case-insensitive substring of the exposed or original name (or URI).' })),
+});
+export type CapabilitiesQuery = Static<typeof CapabilitiesQuerySchema>;
+
+export const ToolInfoSchema = Type.Object({
+  name: Type.String({ description: 'Exposed name.' }),
+  original_name: Type.String({ description: 'Name at the backend.' }),
+  description: Type.String(),
+  backend: Type.String(),
+  input_schema: FreeObject('JSON Schema of the arguments.'),
+  filtered: Type.Boolean({ description: 'Hidden from clients by the backend filters.' }),
+  renamed: Type.Boolean(),
+});
+export const ResourceInfoSchema = Type.Object({
+  uri: Type.String(),
+  name: Type.String(),
+  backend: Type.String(),
+  mime_type: Type.String(),
+});
+export const PromptInfoSchema = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  backend: Type.String(),
+  arguments: Type.Array(FreeObject()),
+});
+export const CapabilitiesSchema = Type.Object({
+  tools: Type.Array(ToolInfoSchema),
+  resources: Type.Array(ResourceInfoSchema),
+  prompts: Type.Array(PromptInfoSchema),
+  route_map: Type.Record(Type.String(), Type.Array(Type.String(), { minItems: 2, maxItems: 2 }), {
+    description: 'Exposed name or URI (template) → [backend, original name or URI].',
+  }),
+});
+export type CapabilitiesResponse = Static<typeof CapabilitiesSchema>;
+
+// --- sessions (section 2.4) ---
+
+export const SessionRecordSchema = Type.Object({
+  id: Type.String(),
+  transport_type: Type.String(),
+  tool_count: Int(),
+  capability_snapshot: Type.Object({ tools: Int(), resources: Int(), prompts: Int() }),
+  age_seconds: Type.Number(),
+  idle_seconds: Type.Number(),
+  ttl: Int({ description: 'Seconds of idleness after which the session expires.' }),
+  expired: Type.Boolean({ description: 'idle_seconds > ttl' }),
+});
+export const SessionsSchema = Type.Object({
+  active_sessions: Int({ description: 'Sessions not expired.' }),
+  sessions: Type.Array(SessionRecordSchema),
+});
+
+// --- events (section 2.5) ---
+
+/** ISO 8601 date or date-time; the handler also checks that it denotes a real instant. */
+const ISO_DATE = '^\\d{4}-\\d{2}-\\d{2}([Tt ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?([Zz]|[+-]\\d{2}(:?\\d{2})?)?)?$';
+
+export const EVENTS_LIMIT_MAX = 1000;
+
+export const EventsQuerySchema = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: EVENTS_LIMIT_MAX, default: 100, description: 'Newest events kept.' }),
+  since: Type.Optional(Type.String({ pattern: ISO_DATE, description: 'ISO 8601; only events strictly after it.' })),
+  severity: Type.Optional(StringEnum(SEVERITIES)),
+});
+export type EventsQuery = Static<typeof EventsQuerySchema>;
+export const EventsSchema = Type.Object({ events: Type.Array(EventRecordSchema) });
+
+export const BatchQuerySchema = Type.Object({
+  events_limit: Type.Integer({ minimum: 1, maximum: EVENTS_LIMIT_MAX, default: 20 }),
+});
+export const BatchSchema = Type.Object({
+  status: StatusSchema,
+  backends: BackendsSchema,
+  capabilities: CapabilitiesSchema,
+  events: EventsSchema,
+});
+
+// --- control ---
+
+export const ReloadSchema = Type.Object({
+  reloaded: Type.Boolean(),
+  backends_added: Type.Array(Type.String()),
+  backends_removed: Type.Array(Type.String()),
+  backends_changed: Type.Array(Type.String()),
+  errors: Type.Array(
+    Type.Object({
+      path: Type.String({ description: 'Key path in the config file.' }),
+      message: Type.String(),
+      line: Type.Optional(Int()),
+      column: Type.Optional(Int()),
+    }),
+  ),
+});
+
+export const NameParamsSchema = Type.Object({ name: Type.String({ minLength: 1 }) });
+
+export const ReconnectSchema = Type.Object({
+  name: Type.String(),
+  reconnected: Type.Boolean(),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+export const ReauthSchema = Type.Object({
+  name: Type.String(),
+  reauth_initiated: Type.Boolean(),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ShutdownBodySchema = Type.Object({
+  timeout_seconds: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Seconds to wait for in-flight requests; default server.shutdown_timeout_s.' }),
+  ),
+});
+export const ShutdownSchema = Type.Object({ shutting_down: Type.Boolean() });
+
+// --- registry (section 2.7) ---
+
+export const RegistrySearchQuerySchema = Type.Object({
+  q: Type.String({ pattern: '^[A-Za-z0-9 ]*[A-Za-z0-9][A-Za-z0-9 ]*$', description: 'Letters, digits and spaces; at least one letter or digit.' }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  registry: Type.Optional(Type.String({ description: 'Restrict to one registry by name.' })),
+});
+export type RegistrySearchQuery = Static<typeof RegistrySearchQuerySchema>;
+export const RegistryServerSchema = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  transport: Type.String(),
+  url: Type.String(),
+  command: Type.String(),
+  args: Type.Array(Type.String()),
+  version: Type.String(),
+  categories: Type.Array(Type.String()),
+});
+export const RegistrySearchSchema = Type.Object({
+  servers: Type.Array(RegistryServerSchema),
+  registry: Type.String(),
+  total: Int(),
+});
+
+// --- skills (section 2.6) ---
+
+export const SkillRecordSchema = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  description: Type.String(),
+  status: StringEnum(['enabled', 'disabled'] as const),
+  tools: Int(),
+  workflows: Int(),
+  author: Type.String(),
+});
+export const SkillsSchema = Type.Object({ skills: Type.Array(SkillRecordSchema) });
+export const SkillActionSchema = Type.Object({
+  name: Type.String(),
+  action: StringEnum(['enabled', 'disabled'] as const),
+  ok: Type.Boolean(),
+});
+
+// --- proxy calls ---
+
+export const ToolCallBodySchema = Type.Object({
+  tool: Type.String({ minLength: 1, description: 'Tool name as exposed by the gateway.' }),
+  arguments: FreeObject('Tool arguments; {} for none.'),
+});
+export const ToolCallSchema = Type.Object({
+  tool: Type.String(),
+  backend: Type.String(),
+  content: Type.Array(
+    Type.Object({ type: Type.String(), text: Type.Optional(Type.String()) }, { additionalProperties: true }),
+    { description: 'Content items as the backend returned them; text items carry `text`.' },
+  ),
+  isError: Type.Boolean({ description: 'A tool-level failure reported by the backend (status stays 200).' }),
+});
+
+export const ResourceReadBodySchema = Type.Object({
+  uri: Type.String({ minLength: 1, description: 'Resource URI as exposed by the gateway.' }),
+});
+export const ResourceReadSchema = Type.Object({
+  uri: Type.String(),
+  backend: Type.String(),
+  contents: Type.Array(
+    Type.Object({
+      uri: Type.String(),
+      mimeType: Type.String({ description: "The backend's MIME type, or '' when it gave none." }),
+      text: Type.Optional(Type.String()),
+      blob: Type.Optional(Type.String({ description: 'Base64, for binary contents (instead of text).' })),
+    }),
+  ),
+});

@@ -1,0 +1,293 @@
+/**
+ * The config loader: YAML → env expansion → schema validation → defaults,
+ * and config file lookup. Every error must name the key path (and line).
+ */
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseConfigText, loadConfigFile, locateConfigFile } from '../controller/config-loader.js';
+import { ConfigError, type ConfigProblem } from '../schemas/errors.js';
+import type { StdioBackendSpec, HttpBackendSpec } from '../schemas/config.js';
+
+/** Parses and returns the ConfigError's problems; fails the test if the text is valid. */
+function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): { problems: ConfigProblem[]; message: string } {
+  try {
+    parseConfigText(text, { env });
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return { problems: (err as ConfigError).problems, message: (err as Error).message };
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+const problemAt = (problems: ConfigProblem[], path: string) => {
+  const p = problems.find((x) => x.path === path);
+  expect(p, `a problem at ${path}; got ${JSON.stringify(problems)}`).toBeDefined();
+  return p!;
+};
+
+describe('config: environment expansion', () => {
+  const text = `
+server:
+  host: \${GW_HOST:-127.0.0.1}
+  port: \${GW_PORT:-9100}
+  session_ttl: \${GW_TTL}
+backends:
+  files:
+    type: stdio
+    command: \${NODE_BIN}
+    args: ["--name", "\${NAME:-files}-\${SUFFIX:-x}", "literal $\${NOT_EXPANDED}"]
+    env:
+      TOKEN: "Bearer \${TOKEN}"
+      EMPTY: "\${EMPTY_VAR:-}"
+    cwd: \${WORKDIR:-/tmp}
+    enabled: \${FILES_ENABLED:-true}
+    filters:
+      tools:
+        deny: ["\${DENY_GLOB:-delete_*}"]
+    rename:
+      tools:
+        read_file: { name: "\${RENAMED:-fs_read}", description: "from \${HOME_DIR:-home}" }
+  web:
+    type: streamable-http
+    url: http://\${API_HOST:-localhost}:\${API_PORT}/mcp
+    headers:
+      Authorization: Bearer \${API_TOKEN}
+`;
+  const env = {
+    GW_TTL: '5',
+    NODE_BIN: '/usr/bin/node',
+    SUFFIX: 'y',
+    TOKEN: 's3cret',
+    EMPTY_VAR: '',
+    NAME: '', // empty: `:-` takes the default
+    API_PORT: '8123',
+    API_TOKEN: 'abc',
+    RENAMED: 'fs_read2',
+  };
+
+  it('expands ${VAR} and ${VAR:-default} in every string, at any depth, and keeps $${ literal', () => {
+    const cfg = parseConfigText(text, { env });
+    const files = cfg.backends.files as StdioBackendSpec;
+    const web = cfg.backends.web as HttpBackendSpec;
+    expect(cfg.server.host).toBe('127.0.0.1');
+    expect(files.command).toBe('/usr/bin/node');
+    expect(files.args).toEqual(['--name', 'files-y', 'literal ${NOT_EXPANDED}']);
+    expect(files.env).toEqual({ TOKEN: 'Bearer s3cret', EMPTY: '' }); // an explicit empty default
+    expect(files.cwd).toBe('/tmp');
+    expect(files.filters?.tools?.deny).toEqual(['delete_*']);
+    expect(files.rename?.tools?.read_file).toEqual({ name: 'fs_read2', description: 'from home' });
+    expect(web.url).toBe('http://localhost:8123/mcp');
+    expect(web.headers).toEqual({ Authorization: 'Bearer abc' });
+  });
+
+  it('turns expanded numbers and booleans into the types the schema wants', () => {
+    const cfg = parseConfigText(text, { env: { ...env, GW_PORT: '9555', FILES_ENABLED: 'false' } });
+    expect(cfg.server.port).toBe(9555);
+    expect(cfg.server.session_ttl).toBe(5);
+    expect(cfg.backends.files!.enabled).toBe(false);
+    expect(parseConfigText(text, { env }).server.port).toBe(9100);
+    expect(parseConfigText(text, { env }).backends.files!.enabled).toBe(true);
+  });
+
+  it('an unset variable without default is an error naming the variable, the key path and the line', () => {
+    const { problems, message } = problemsOf(text, { ...env, API_TOKEN: undefined, GW_TTL: undefined });
+    const auth = problemAt(problems, 'backends.web.headers.Authorization');
+    expect(auth.message).toContain('API_TOKEN');
+    expect(auth.line).toBe(26);
+    const ttl = problemAt(problems, 'server.session_ttl');
+    expect(ttl.message).toContain('GW_TTL');
+    expect(ttl.line).toBe(5);
+    // Only those two: the empty values they left behind are not reported again by the schema check.
+    expect(problems).toHaveLength(2);
+    expect(message).toContain('backends.web.headers.Authorization (line 26');
+    expect(message).toContain('API_TOKEN');
+  });
+
+  it('reports unset variables and schema problems in the same run', () => {
+    const { problems } = problemsOf('server:\n  prot: 1\nbackends:\n  a:\n    type: stdio\n    command: ${UNSET_CMD}\n    comand: x\n');
+    expect(problems.map((p) => p.path).sort()).toEqual(['backends.a.comand', 'backends.a.command', 'server.prot']);
+    expect(problemAt(problems, 'backends.a.command').message).toContain('UNSET_CMD');
+  });
+
+  it('an empty variable without default is an error too, and says it is empty', () => {
+    const { problems } = problemsOf('backends:\n  a:\n    type: stdio\n    command: "${EMPTY_CMD}"\n', { EMPTY_CMD: '' });
+    expect(problemAt(problems, 'backends.a.command').message).toMatch(/EMPTY_CMD is empty/);
+  });
+
+  it('an unset variable inside an array names the array index in the path', () => {
+    const { problems } = problemsOf('backends:\n  a:\n    type: stdio\n    command: node\n    args: ["x", "${MISSING_ARG}"]\n');
+    const p = problemAt(problems, 'backends.a.args.1');
+    expect(p.message).toContain('MISSING_ARG');
+    expect(p.line).toBe(5);
+  });
+});
+
+describe('config: validation errors name the key path and line', () => {
+  it('rejects unknown keys at every level', () => {
+    const { problems } = problemsOf(`version: "1"
+servr:
+  port: 1
+server:
+  hots: x
+backends:
+  a:
+    type: stdio
+    command: node
+    comand: typo
+    timeouts: { connect: 1 }
+    filters:
+      tools:
+        allw: [x]
+      toolz: {}
+    rename:
+      tools:
+        x: { nme: y }
+conflict_resolution:
+  stratgy: prefix
+`);
+    const expected: Array<[string, number]> = [
+      ['servr', 2],
+      ['server.hots', 5],
+      ['backends.a.comand', 10],
+      ['backends.a.timeouts.connect', 11],
+      ['backends.a.filters.tools.allw', 14],
+      ['backends.a.filters.toolz', 15],
+      ['backends.a.rename.tools.x.nme', 18],
+      ['conflict_resolution.stratgy', 20],
+    ];
+    for (const [path, line] of expected) {
+      const p = problemAt(problems, path);
+      expect(p.message).toMatch(/unknown key/);
+      expect(p.line, path).toBe(line);
+    }
+  });
+
+  it('checks each backend against the keys of its own transport', () => {
+    const { problems } = problemsOf(`backends:
+  s:
+    type: stdio
+    url: http://x
+  h:
+    type: streamable-http
+    command: node
+  e:
+    type: sse
+    url: ftp://nope
+  w:
+    type: websocket
+  n:
+    type: stdio
+    command: ""
+`);
+    expect(problemAt(problems, 'backends.s.url').message).toMatch(/unknown key/);
+    expect(problemAt(problems, 'backends.s.command').message).toMatch(/required/);
+    expect(problemAt(problems, 'backends.h.command').message).toMatch(/unknown key/);
+    expect(problemAt(problems, 'backends.h.url').message).toMatch(/required/);
+    expect(problemAt(problems, 'backends.e.url').line).toBe(10);
+    const w = problemAt(problems, 'backends.w.type');
+    expect(w.message).toContain('stdio, sse, streamable-http');
+    expect(w.line).toBe(12);
+    expect(problemAt(problems, 'backends.n.command').line).toBe(15);
+  });
+
+  it('rejects wrong types and values, all in one error', () => {
+    const { problems, message } = problemsOf(`server:
+  port: 99999
+  session_ttl: -1
+conflict_resolution:
+  strategy: last-wins
+backends:
+  a:
+    type: stdio
+    command: node
+    args: node
+    timeouts: { request_s: 0 }
+    filters: { tools: { deny: "x" } }
+`);
+    for (const path of ['server.port', 'server.session_ttl', 'conflict_resolution.strategy', 'backends.a.args', 'backends.a.timeouts.request_s', 'backends.a.filters.tools.deny']) {
+      problemAt(problems, path);
+      expect(message).toContain(path);
+    }
+  });
+
+  it('reports YAML syntax errors with their line', () => {
+    const bad = problemsOf('backends:\n  a:\n    type: stdio\n   command: [unclosed\n');
+    expect(bad.problems.length).toBeGreaterThan(0);
+    expect(bad.problems[0]!.line).toBe(4);
+    expect(bad.message).toContain('(line 4');
+    const dup = problemsOf('server:\n  port: 1\n  port: 2\n');
+    expect(dup.problems[0]!.message).toMatch(/unique/);
+    expect(dup.problems[0]!.line).toBe(3);
+  });
+
+  it('rejects a top level that is not a mapping and a backend that is not a mapping', () => {
+    expect(problemsOf('- a\n- b\n').problems[0]!.message).toMatch(/mapping/);
+    expect(problemAt(problemsOf('backends:\n  a: just-a-string\n').problems, 'backends.a').message).toMatch(/mapping/);
+  });
+
+  it('rejects backend names that cannot be used as prefixes, or that would lose their config order', () => {
+    problemAt(problemsOf('backends:\n  "bad name":\n    type: stdio\n    command: node\n').problems, 'backends.bad name');
+    // JS objects put integer-like keys first; config order decides conflicts.
+    const numeric = problemAt(problemsOf('backends:\n  zeta:\n    type: stdio\n    command: node\n  "10":\n    type: stdio\n    command: node\n').problems, 'backends.10');
+    expect(numeric.message).toMatch(/number/);
+    expect(numeric.line).toBe(5);
+    expect(Object.keys(parseConfigText('backends:\n  zeta: { type: stdio, command: a }\n  10x: { type: stdio, command: b }\n').backends)).toEqual(['zeta', '10x']);
+  });
+});
+
+describe('config: defaults and every documented backend key', () => {
+  it('accepts all backend keys and fills defaults', () => {
+    const cfg = parseConfigText(`backends:
+  s:
+    type: stdio
+    command: node
+    args: [a, b]
+    env: { A: "1" }
+    cwd: /tmp
+    group: g1
+    timeouts: { connect_s: 3, request_s: 4.5 }
+    filters:
+      tools: { allow: ["a*"], deny: ["ab"] }
+      resources: { deny: ["x://*"] }
+      prompts: { allow: ["p"] }
+    rename:
+      tools: { a: { name: b, description: d } }
+      prompts: { p: { name: q } }
+  e:
+    type: sse
+    url: http://127.0.0.1:1/sse
+    headers: { X-A: b }
+  h:
+    type: streamable-http
+    url: https://example.com/mcp
+`);
+    expect(cfg.server).toMatchObject({ host: '127.0.0.1', port: 9000, session_ttl: 1800 });
+    expect(cfg.conflict_resolution).toEqual({ strategy: 'prefix', separator: '_' });
+    expect(cfg.backends.s).toMatchObject({ group: 'g1', timeouts: { connect_s: 3, request_s: 4.5 } });
+    expect(cfg.backends.e).toMatchObject({ group: 'default', enabled: true, timeouts: { connect_s: 30, request_s: 60 } });
+    expect(Object.keys(cfg.backends)).toEqual(['s', 'e', 'h']); // config order is kept: it decides conflicts
+  });
+
+  it('an empty file is a valid config with no backends', () => {
+    expect(parseConfigText('').backends).toEqual({});
+  });
+});
+
+describe('config: file lookup', () => {
+  const yaml = (name: string) => `backends:\n  ${name}:\n    type: stdio\n    command: node\n`;
+
+  it('uses config.yaml, then config.yml, in the working directory; --config overrides', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-cfg-'));
+    expect(() => locateConfigFile(undefined, dir)).toThrow(/config\.yaml.*config\.yml/);
+    writeFileSync(join(dir, 'config.yml'), yaml('from_yml'));
+    expect(locateConfigFile(undefined, dir)).toBe(join(dir, 'config.yml'));
+    writeFileSync(join(dir, 'config.yaml'), yaml('from_yaml'));
+    expect(locateConfigFile(undefined, dir)).toBe(join(dir, 'config.yaml'));
+    writeFileSync(join(dir, 'other.yaml'), yaml('from_other'));
+    expect(locateConfigFile('other.yaml', dir)).toBe(join(dir, 'other.yaml'));
+    expect(Object.keys(loadConfigFile(locateConfigFile('other.yaml', dir)).config.backends)).toEqual(['from_other']);
+    expect(() => locateConfigFile('missing.yaml', dir)).toThrow(/not found.*missing\.yaml/);
+  });
+});
