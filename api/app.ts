@@ -21,7 +21,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Per-request access logs would dominate the proxy path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
-    forceCloseConnections: true,
+    // On close, idle keep-alive sockets go at once; requests in flight may finish
+    // (Gateway.stop force-closes whatever is left after the shutdown timeout).
+    forceCloseConnections: 'idle',
   });
   await app.register(async (mcp) => {
     await streamableHttpRoutes(mcp, ctx.mcp);

@@ -23,6 +23,7 @@ import { createAuditInterceptor } from '../runtime/audit/audit-interceptor.js';
 import { initTelemetry, type Telemetry } from '../runtime/telemetry/index.js';
 import type { Interceptor } from '../runtime/operation.js';
 import { SessionStore } from './mcp/session-store.js';
+import { RequestTracker } from './mcp/request-tracker.js';
 import { buildApp } from './app.js';
 
 export interface GatewayOptions {
@@ -53,6 +54,7 @@ export class Gateway {
     readonly pool: BackendPool,
     readonly router: Router,
     readonly sessions: SessionStore,
+    private readonly requests: RequestTracker,
     readonly events: EventBus,
     readonly audit: AuditLog,
     readonly telemetry: Telemetry,
@@ -92,6 +94,7 @@ export class Gateway {
     router = new Router(pool);
     const subscriptions = new ResourceSubscriptions(router);
     const sessions = new SessionStore(config.server.session_ttl, subscriptions, logger);
+    const requests = new RequestTracker();
     router.notificationSink = (backend, n) => sessions.deliverBackendNotification(backend, n);
     router.fallbackRequestTarget = (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress);
     pool.on('registry', (_snapshot, changed) => {
@@ -137,7 +140,7 @@ export class Gateway {
     let gateway: Gateway | undefined;
     const app = await buildApp({
       logger,
-      mcp: { router, pool, subscriptions, sessions, validator: new AjvJsonSchemaValidator() },
+      mcp: { router, pool, subscriptions, sessions, requests, validator: new AjvJsonSchemaValidator() },
       management: {
         controller,
         router,
@@ -154,7 +157,7 @@ export class Gateway {
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
     listening = { host, port: boundPort, url };
     sessions.startReaper();
-    gateway = new Gateway(app, controller, pool, router, sessions, events, audit, telemetry, logger, url);
+    gateway = new Gateway(app, controller, pool, router, sessions, requests, events, audit, telemetry, logger, url);
     return gateway;
   }
 
@@ -170,9 +173,20 @@ export class Gateway {
 
   private async stop(timeoutSeconds: number): Promise<void> {
     this.logger.info({ timeout_s: timeoutSeconds }, 'shutting down');
+    // 1. Stop accepting: the listener closes, idle sockets go, new requests on open ones get 503.
     const closing = this.app.close();
-    await Promise.race([closing, delay(timeoutSeconds * 1000)]);
+    // 2. Let forwarded requests finish, up to the timeout.
+    const inFlight = this.router.inFlightCount;
+    const drained = Promise.all([this.router.whenIdle(), this.requests.whenIdle()]).then(() => true);
+    const finished = await Promise.race([drained, delay(timeoutSeconds * 1000).then(() => false)]);
+    // SSE answers are written to the session stream right after the router finishes.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!finished) this.logger.warn({ in_flight: this.router.inFlightCount }, 'shutdown timeout: abandoning requests still in flight');
+    else if (inFlight > 0) this.logger.info({ completed: inFlight }, 'in-flight requests completed');
+    // 3. Close client sessions (ends their streams), then drop any connection still open.
     await this.sessions.closeAll();
+    this.app.server.closeAllConnections();
+    await closing;
     await this.controller.shutdown();
     await this.audit.close();
     await this.telemetry.shutdown();

@@ -6,6 +6,9 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BackendCallError, BackendTimeoutError, BackendUnavailableError, GatewayError } from '../schemas/errors.js';
 
+/** Socket errors that mean the backend cannot be reached at all (503), not that the call failed (502). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'UND_ERR_SOCKET']);
+
 export function toBackendError(backend: string, err: unknown, timeoutMs: number): GatewayError {
   if (err instanceof GatewayError) return err;
   if (err instanceof McpError) {
@@ -17,5 +20,7 @@ export function toBackendError(backend: string, err: unknown, timeoutMs: number)
   }
   const message = err instanceof Error ? err.message : String(err);
   if (/not connected/i.test(message)) return new BackendUnavailableError(backend, 'not connected');
+  const cause = (err as { cause?: { code?: string } } | undefined)?.cause;
+  if (cause?.code && UNREACHABLE.has(cause.code)) return new BackendUnavailableError(backend, `${message} (${cause.code})`);
   return new BackendCallError(backend, message, undefined, err);
 }

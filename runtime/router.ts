@@ -97,6 +97,16 @@ export class Router implements BackendBridge {
     return this.pool.get(backend);
   }
 
+  /** Forwarded requests still waiting for their backend. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Resolves once every forwarded request has finished (graceful shutdown waits on this). */
+  whenIdle(): Promise<void> {
+    return this.inFlight.whenIdle();
+  }
+
   resourceRoute(uri: string): Route | undefined {
     const snap = this.pool.snapshot;
     return snap.resources.get(uri) ?? matchTemplate(snap, uri);
@@ -140,7 +150,8 @@ export class Router implements BackendBridge {
       userId: caller.userId,
       requestId: caller.requestId,
     };
-    return this.run(ctx, () => {
+    // async, so an unknown name becomes a rejected promise even with no interceptor installed.
+    return this.run(ctx, async () => {
       const route = lookup();
       if (!route) throw notFound();
       ctx.backend = route.backend;
