@@ -89,12 +89,12 @@ describe('core: progress, cancellation and client round trips', () => {
     for (const client of [a, b]) {
       for (const backend of STREAMING_BACKENDS) {
         const progress: Progress[] = [];
-        const r = await client.callTool({ name: `${backend}_slow`, arguments: { steps: 3, delay_ms: 30 } }, undefined, { onprogress: (p) => progress.push(p) });
-        expect(text(r)).toBe('done 3');
+        // Steps well apart: the SDK client drops a progress notification it reads in the same chunk as the response.
+        const r = await client.callTool({ name: `${backend}_slow`, arguments: { steps: 2, delay_ms: 250 } }, undefined, { onprogress: (p) => progress.push(p) });
+        expect(text(r)).toBe('done 2');
         expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
-          [1, 3, 'step 1'],
-          [2, 3, 'step 2'],
-          [3, 3, 'step 3'],
+          [1, 2, 'step 1'],
+          [2, 2, 'step 2'],
         ]);
       }
     }

@@ -9,6 +9,8 @@ export class ClientSession {
   readonly createdAt = Date.now();
   lastActivity = Date.now();
   logLevel?: LoggingLevel;
+  /** Requests being handled now: a session with a call in flight is never idle. */
+  activeRequests = 0;
   /** Set once the client has finished initialization. */
   initialized = false;
 

@@ -55,10 +55,15 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
     session().initialized = true;
   };
   server.fallbackRequestHandler = async (request, extra) => {
+    const current = session();
+    current.activeRequests++;
     try {
-      return (await handle(deps, session(), request, extra)) as never;
+      return (await handle(deps, current, request, extra)) as never;
     } catch (err) {
       throw toJsonRpcError(err);
+    } finally {
+      current.activeRequests--;
+      current.touch();
     }
   };
   server.fallbackNotificationHandler = async (notification) => {

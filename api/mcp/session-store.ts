@@ -89,9 +89,9 @@ export class SessionStore {
     return this.sessions.size;
   }
 
-  /** A session is expired once idle for longer than the TTL; the reaper then closes it. */
+  /** A session is expired once idle (no request in progress) for longer than the TTL; the reaper then closes it. */
   isExpired(s: ClientSession, now = Date.now()): boolean {
-    return now - s.lastActivity > this.ttlSeconds * 1000;
+    return s.activeRequests === 0 && now - s.lastActivity > this.ttlSeconds * 1000;
   }
 
   async reapExpired(): Promise<number> {
