@@ -54,6 +54,7 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
     }
     entry.session.touch();
     reply.hijack();
+    ctx.requests.track(reply.raw);
     await entry.transport.handleRequest(req.raw, reply.raw, req.body);
     return reply;
   });

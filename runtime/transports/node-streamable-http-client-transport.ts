@@ -238,6 +238,8 @@ export class NodeStreamableHttpClientTransport implements Transport {
       });
       req.once('error', (err) => {
         this.inFlight.delete(req);
+        // No retry, as with fetch: a POST may have reached the server. Idle kept-alive
+        // sockets are retired before the server's announced Keep-Alive timeout (Node's agent).
         reject(this.closed ? abortError() : err);
       });
       req.end(body);

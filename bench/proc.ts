@@ -1,0 +1,158 @@
+/**
+ * Process plumbing for the bench: spawning with captured output, reading CPU
+ * time and RSS from /proc, and making sure every child dies with the run.
+ */
+import { spawn, execFileSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`). */
+export const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+export interface Proc {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  /** Everything written to stdout and stderr so far (last 64 KiB each). */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first stdout/stderr line matching, or rejects on exit/timeout. */
+  waitForLine(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(graceMs?: number): Promise<void>;
+}
+
+const live = new Set<Proc>();
+
+/** Kills every child still alive (SIGKILL to its process group). Safe to call more than once. */
+export function killAll(): void {
+  for (const p of live) killGroup(p.child, 'SIGKILL');
+  live.clear();
+}
+process.once('exit', killAll);
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal); // the child leads its own group (detached)
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const KEEP = 64 * 1024;
+
+export function startProcess(name: string, command: string, args: string[], opts: SpawnOptions = {}): Proc {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...opts });
+  let out = '';
+  let err = '';
+  const waiters: Array<{ re: RegExp; resolve: (m: RegExpExecArray) => void }> = [];
+  const onLine = (line: string) => {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      const m = waiters[i]!.re.exec(line);
+      if (m) {
+        waiters[i]!.resolve(m);
+        waiters.splice(i, 1);
+      }
+    }
+  };
+  if (child.stdout) {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      out = (out + c).slice(-KEEP);
+    });
+    createInterface({ input: child.stdout }).on('line', onLine);
+  }
+  if (child.stderr) {
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      err = (err + c).slice(-KEEP);
+      if (process.env.BENCH_DEBUG) process.stderr.write(`[${name}] ${c}`);
+    });
+    createInterface({ input: child.stderr }).on('line', onLine);
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      live.delete(proc);
+      resolve({ code, signal });
+    });
+    child.once('error', () => resolve({ code: -1, signal: null }));
+  });
+  const proc: Proc = {
+    name,
+    child,
+    pid: child.pid ?? -1,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitForLine(re, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name}: no line matching ${re} within ${timeoutMs} ms\nstdout: ${out.slice(-2000)}\nstderr: ${err.slice(-2000)}`)), timeoutMs);
+        waiters.push({
+          re,
+          resolve: (m) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+        });
+        void exited.then(({ code, signal }) => {
+          clearTimeout(timer);
+          reject(new Error(`${name} exited (code ${code}, signal ${signal}) before printing ${re}\nstdout: ${out.slice(-2000)}\nstderr: ${err.slice(-2000)}`));
+        });
+      });
+    },
+    async stop(graceMs = 3000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      killGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+      killGroup(child, 'SIGKILL'); // stragglers in the group (stdio backends)
+    },
+  };
+  live.add(proc);
+  return proc;
+}
+
+/** User + system CPU time of a process (all its threads), in microseconds, from /proc/<pid>/stat. */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  return ((utime + stime) * 1e6) / CLK_TCK;
+}
+
+/** Resident set size in bytes, from /proc/<pid>/status. */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** Children of a process (direct), from /proc/<pid>/task/<pid>/children. */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** 1-minute load average, for the record: a busy machine makes every number noisier. */
+export function loadAverage(): number[] {
+  return readFileSync('/proc/loadavg', 'utf8').trim().split(/\s+/).slice(0, 3).map(Number);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,422 @@
+/**
+ * `npm run bench`: the proxy-path benchmark. Starts everything itself on
+ * loopback (bench backends, the gateway as its own process, mcp-hub, load
+ * generator workers), prints tables and writes bench/results/<timestamp>.json.
+ * See docs/performance.md for the design, the targets and the results.
+ *
+ * Environment (all optional):
+ *   BENCH_SECONDS   measured seconds per load phase (default 5)
+ *   BENCH_WARMUP    unmeasured warm-up seconds before each phase (default 1)
+ *   BENCH_CLIENTS   client counts of the overhead section (default 1,16,64)
+ *   BENCH_WORKERS   load generator processes (default 1)
+ *   BENCH_ONLY      comma list of sections: overhead, sessions, tools, startup (default all)
+ *   BENCH_TARGETS   comma list of overhead targets (default all; see TARGETS below)
+ *   BENCH_AUDIT     0 to run the gateway with its audit trail off (default on, as configured by default)
+ *   BENCH_GATEWAY   another build's dist/cli/gateway.js to measure instead of this one (before/after)
+ *   BENCH_IDLE_SESSIONS  sessions of the memory test (default 1000)
+ *   BENCH_STARTUP_REPEAT  start-up measurements per configuration (default 3, median reported)
+ *   BENCH_DEBUG     1 to echo child stderr
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { CLK_TCK, killAll, loadAverage, sleep } from './proc.js';
+import {
+  AUDIT,
+  FIXTURE_JS,
+  LoadGen,
+  NODE,
+  ROOT,
+  SECONDS,
+  WARMUP,
+  backendCmd,
+  childPids,
+  gatewayConnected,
+  loadPhase,
+  rssBytes,
+  startGateway,
+  startHttpBackend,
+  startHub,
+  work,
+  type Row,
+  type Target,
+} from './harness.js';
+
+const env = process.env;
+const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16,64').split(',').map(Number);
+const WORKERS = Math.max(1, Number(env.BENCH_WORKERS ?? 1));
+const SECTIONS = new Set((env.BENCH_ONLY ?? 'overhead,sessions,tools,startup').split(','));
+const STARTUP_REPEAT = Number(env.BENCH_STARTUP_REPEAT ?? 3);
+const IDLE_SESSIONS = Number(env.BENCH_IDLE_SESSIONS ?? 1000);
+const SCALE_BACKENDS = 20;
+const TOOLS_PER_BACKEND = 50;
+
+// ---------------------------------------------------------------- output
+
+const f = (v: number | null | undefined, d = 0) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toFixed(d));
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function overheadTable(rows: Row[]): string {
+  return table(
+    ['target', 'clients', 'calls/s', 'p50 ms', 'p90 ms', 'p99 ms', 'srv µs/call', 'srv cores', 'backend µs/call', 'loadgen µs/call', 'loadgen cores', 'errors'],
+    rows.map((r) => [
+      r.target,
+      String(r.clients),
+      f(r.calls_per_s),
+      f(r.p50_ms, 3),
+      f(r.p90_ms, 3),
+      f(r.p99_ms, 3),
+      f(r.server_cpu_us_per_call),
+      f(r.server_cores, 2),
+      f(r.backend_cpu_us_per_call),
+      f(r.loadgen_cpu_us_per_call),
+      f(r.loadgen_cores, 2),
+      String(r.errors),
+    ]),
+  );
+}
+
+// ---------------------------------------------------------------- sections
+
+interface Results {
+  started_at: string;
+  machine: { cpus: number; model: string; node: string; clk_tck: number; loadavg_before: number[]; loadavg_after?: number[] };
+  settings: Record<string, unknown>;
+  overhead: Row[];
+  sessions?: Record<string, unknown>;
+  tools_list?: { rows: Row[] };
+  startup?: Record<string, unknown>;
+  targets?: Array<{ target: string; limit: string; measured: string; met: boolean | null }>;
+  duration_s?: number;
+}
+
+const TARGETS = [
+  'direct-http',
+  'direct-http-rawclient',
+  'direct-stdio',
+  'sdk-server-direct',
+  'gateway-http',
+  'gateway-stdio',
+  'gateway-http-noaudit',
+  'gateway-stdio-noaudit',
+  'gateway-http-rawclient',
+  'gateway-stdio-rawclient',
+  'mcp-hub-http',
+  'mcp-hub-stdio',
+];
+
+async function overhead(results: Results, lg: LoadGen): Promise<void> {
+  const wanted = new Set(env.BENCH_TARGETS ? env.BENCH_TARGETS.split(',') : TARGETS);
+  const backend = await startHttpBackend('h', 'bench');
+  const sdk = wanted.has('sdk-server-direct') ? await startHttpBackend('sdk', 'fixture') : undefined;
+  const gw = await startGateway('overhead', {
+    h: { type: 'streamable-http', url: backend.url },
+    s: { type: 'stdio', ...backendCmd(['--name', 's']) },
+  });
+  // The same gateway with its audit trail off: what the audit step costs per call.
+  const gwNoAudit =
+    wanted.has('gateway-http-noaudit') || wanted.has('gateway-stdio-noaudit')
+      ? await startGateway(
+          'overhead-noaudit',
+          { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...backendCmd(['--name', 's']) } },
+          { audit: { enabled: false } },
+        )
+      : undefined;
+  const needHub = wanted.has('mcp-hub-http') || wanted.has('mcp-hub-stdio');
+  const hub = needHub
+    ? await startHub('overhead', {
+        h: { url: backend.url },
+        s: backendCmd(['--name', 's']),
+      })
+    : undefined;
+  const gwBackendPids = () => childPids(gw.proc.pid);
+  const hubBackendPids = () => (hub ? childPids(hub.proc.pid) : []);
+  const all: Target[] = [
+    { name: 'direct-http', transport: 'streamable-http', url: backend.url, tool: 'echo', serverPid: () => [backend.proc.pid] },
+    { name: 'direct-http-rawclient', transport: 'raw-http', url: backend.url, tool: 'echo', serverPid: () => [backend.proc.pid] },
+    // Each client spawns its own stdio backend; the backends' CPU is charged as "server".
+    { name: 'direct-stdio', transport: 'stdio', url: '', tool: 'echo', command: backendCmd([]), serverPid: () => lg.pids.flatMap(childPids) },
+    ...(sdk ? [{ name: 'sdk-server-direct', transport: 'streamable-http' as const, url: sdk.url, tool: 'echo', serverPid: () => [sdk.proc.pid] }] : []),
+    { name: 'gateway-http', transport: 'streamable-http', url: gw.url, tool: 'h_echo', serverPid: () => [gw.proc.pid], backendPid: () => [backend.proc.pid] },
+    { name: 'gateway-stdio', transport: 'streamable-http', url: gw.url, tool: 's_echo', serverPid: () => [gw.proc.pid], backendPid: gwBackendPids },
+    // The same gateway driven by bare HTTP requests instead of SDK clients (see loadgen.ts, raw-http).
+    { name: 'gateway-http-rawclient', transport: 'raw-http', url: gw.url, tool: 'h_echo', serverPid: () => [gw.proc.pid], backendPid: () => [backend.proc.pid] },
+    { name: 'gateway-stdio-rawclient', transport: 'raw-http', url: gw.url, tool: 's_echo', serverPid: () => [gw.proc.pid], backendPid: gwBackendPids },
+    ...(gwNoAudit
+      ? [
+          { name: 'gateway-http-noaudit', transport: 'streamable-http' as const, url: gwNoAudit.url, tool: 'h_echo', serverPid: () => [gwNoAudit.proc.pid], backendPid: () => [backend.proc.pid] },
+          { name: 'gateway-stdio-noaudit', transport: 'streamable-http' as const, url: gwNoAudit.url, tool: 's_echo', serverPid: () => [gwNoAudit.proc.pid], backendPid: () => childPids(gwNoAudit.proc.pid) },
+        ]
+      : []),
+    ...(hub
+      ? [
+          { name: 'mcp-hub-http', transport: 'sse' as const, url: hub.url, toolPattern: '^h[^a-z0-9]*echo$', serverPid: () => [hub.proc.pid], backendPid: () => [backend.proc.pid] },
+          { name: 'mcp-hub-stdio', transport: 'sse' as const, url: hub.url, toolPattern: '^s[^a-z0-9]*echo$', serverPid: () => [hub.proc.pid], backendPid: hubBackendPids },
+        ]
+      : []),
+  ];
+  const targets = all.filter((t) => wanted.has(t.name));
+  try {
+    for (const clients of CLIENT_COUNTS) {
+      for (const t of targets) {
+        const row = await loadPhase(lg, t, clients);
+        results.overhead.push(row);
+        console.log(overheadTable([row]).split('\n')[2]);
+      }
+    }
+  } finally {
+    await Promise.all([gw.proc.stop(), gwNoAudit?.proc.stop(), hub?.proc.stop(), backend.proc.stop(), sdk?.proc.stop()]);
+  }
+}
+
+async function sessions(results: Results, lg: LoadGen): Promise<void> {
+  const backend = await startHttpBackend('idle', 'bench');
+  const out: Record<string, unknown> = { sessions: IDLE_SESSIONS };
+  const measure = async (label: string, url: string, transport: 'streamable-http' | 'sse', pid: number, tool: string | undefined, toolPattern?: string) => {
+    // Warm the process up with one session and a few calls, then let it settle.
+    await lg.connect({ cmd: 'connect', url, transport, clients: 1, tool, toolPattern });
+    await lg.run(1, false);
+    await lg.close();
+    await sleep(2000);
+    const before = rssBytes(pid);
+    const t0 = performance.now();
+    await lg.connect({ cmd: 'connect', url, transport, clients: IDLE_SESSIONS, concurrency: 50 });
+    const openMs = performance.now() - t0;
+    await sleep(3000);
+    const after = rssBytes(pid);
+    await lg.close();
+    out[label] = {
+      rss_before_mb: before / 2 ** 20,
+      rss_after_mb: after / 2 ** 20,
+      delta_mb: (after - before) / 2 ** 20,
+      kb_per_session: (after - before) / 1024 / IDLE_SESSIONS,
+      open_s: openMs / 1000,
+    };
+  };
+  try {
+    const gw = await startGateway('sessions', { h: { type: 'streamable-http', url: backend.url } });
+    try {
+      await measure('gateway', gw.url, 'streamable-http', gw.proc.pid, 'h_echo');
+    } finally {
+      await gw.proc.stop();
+    }
+    if (!env.BENCH_TARGETS || env.BENCH_TARGETS.includes('mcp-hub')) {
+      const hub = await startHub('sessions', { h: { url: backend.url } });
+      try {
+        await measure('mcp-hub', hub.url, 'sse', hub.proc.pid, undefined, '^h[^a-z0-9]*echo$');
+      } finally {
+        await hub.proc.stop();
+      }
+    }
+  } finally {
+    await backend.proc.stop();
+  }
+  results.sessions = out;
+}
+
+async function toolsList(results: Results, lg: LoadGen): Promise<void> {
+  const rows: Row[] = [];
+  const backends: Record<string, unknown> = {};
+  const hubServers: Record<string, unknown> = {};
+  for (let i = 0; i < SCALE_BACKENDS; i++) {
+    const cmd = backendCmd(['--name', `b${i}`, '--tool-count', String(TOOLS_PER_BACKEND - 1)]); // echo + 49 = 50 tools each
+    backends[`b${i}`] = { type: 'stdio', ...cmd };
+    hubServers[`b${i}`] = cmd;
+  }
+  const one = await startHttpBackend('big', 'bench', ['--tool-count', String(SCALE_BACKENDS * TOOLS_PER_BACKEND - 1)]);
+  const gw = await startGateway('tools', backends);
+  const hub = !env.BENCH_TARGETS || env.BENCH_TARGETS.includes('mcp-hub') ? await startHub('tools', hubServers) : undefined;
+  try {
+    const targets: Target[] = [
+      { name: 'direct-1000-tools', transport: 'streamable-http', url: one.url, tool: 'echo', serverPid: () => [one.proc.pid] },
+      { name: 'gateway-20x50', transport: 'streamable-http', url: gw.url, tool: 'b0_echo', serverPid: () => [gw.proc.pid] },
+      ...(hub ? [{ name: 'mcp-hub-20x50', transport: 'sse' as const, url: hub.url, toolPattern: '^b0[^a-z0-9]*echo$', serverPid: () => [hub.proc.pid] }] : []),
+    ];
+    for (const clients of [1, 16]) {
+      for (const t of targets) {
+        const row = await loadPhase(lg, t, clients, 'list');
+        rows.push(row);
+        console.log(overheadTable([row]).split('\n')[2]);
+      }
+    }
+  } finally {
+    await Promise.all([gw.proc.stop(), hub?.proc.stop(), one.proc.stop()]);
+  }
+  results.tools_list = { rows };
+}
+
+async function startup(results: Results): Promise<void> {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const out: Record<string, unknown> = { repeat: STARTUP_REPEAT };
+  const variants: Array<{ label: string; cmd: (i: number) => { command: string; args: string[] } }> = [
+    { label: 'bench-backend', cmd: (i) => backendCmd(['--name', `b${i}`]) },
+    { label: 'sdk-fixture', cmd: (i) => ({ command: NODE, args: [FIXTURE_JS, '--transport', 'stdio', '--name', `f${i}`] }) },
+  ];
+  const gwZero: number[] = [];
+  for (let r = 0; r < STARTUP_REPEAT; r++) {
+    const gw = await startGateway(`startup-0-${r}`, {});
+    gwZero.push(gw.startMs);
+    await gw.proc.stop();
+  }
+  out.gateway_no_backends_ms = median(gwZero);
+  for (const v of variants) {
+    const res: Record<string, unknown> = {};
+    for (const n of [1, SCALE_BACKENDS]) {
+      const times: number[] = [];
+      const hubTimes: number[] = [];
+      /** null: the health endpoint did not say (not counted as a failure). */
+      let verified: boolean | null = null;
+      for (let r = 0; r < STARTUP_REPEAT; r++) {
+        const backends: Record<string, unknown> = {};
+        const servers: Record<string, unknown> = {};
+        for (let i = 0; i < n; i++) {
+          backends[`b${i}`] = { type: 'stdio', ...v.cmd(i) };
+          servers[`b${i}`] = v.cmd(i);
+        }
+        await sleep(500); // let the previous run's processes go
+        const gw = await startGateway(`startup-${v.label}-${n}-${r}`, backends);
+        times.push(gw.startMs);
+        const connected = await gatewayConnected(gw.base);
+        if (connected !== undefined) verified = (verified ?? true) && connected === n;
+        await gw.proc.stop();
+        if (!env.BENCH_TARGETS || env.BENCH_TARGETS.includes('mcp-hub')) {
+          await sleep(500);
+          const hub = await startHub(`startup-${v.label}-${n}-${r}`, servers);
+          hubTimes.push(hub.startMs);
+          await hub.proc.stop();
+        }
+      }
+      res[`gateway_${n}_ms`] = median(times);
+      res[`gateway_${n}_all_ms`] = times.map((t) => Math.round(t));
+      res[`gateway_${n}_all_ready_verified`] = verified;
+      if (hubTimes.length) res[`mcp_hub_${n}_ms`] = median(hubTimes);
+    }
+    const g1 = res[`gateway_1_ms`] as number;
+    const g20 = res[`gateway_${SCALE_BACKENDS}_ms`] as number;
+    const base = out.gateway_no_backends_ms as number;
+    res.ratio = g20 / g1;
+    res.ratio_backend_part = (g20 - base) / (g1 - base);
+    out[v.label] = res;
+    console.log(
+      `${v.label}: gateway alone ${f(base)} ms, 1 backend ${f(g1)} ms, ${SCALE_BACKENDS} backends ${f(g20)} ms (${f(res.ratio as number, 2)}x; backend part ${f(res.ratio_backend_part as number, 2)}x)` +
+        (res.mcp_hub_1_ms !== undefined ? `; mcp-hub 1: ${f(res.mcp_hub_1_ms as number)} ms, ${SCALE_BACKENDS}: ${f(res[`mcp_hub_${SCALE_BACKENDS}_ms`] as number)} ms` : ''),
+    );
+  }
+  results.startup = out;
+}
+
+function evaluate(results: Results): void {
+  const row = (target: string, clients: number) => results.overhead.find((r) => r.target === target && r.clients === clients);
+  const t: NonNullable<Results['targets']> = [];
+  for (const kind of ['http', 'stdio', 'http-noaudit', 'stdio-noaudit', 'http-rawclient', 'stdio-rawclient']) {
+    for (const clients of CLIENT_COUNTS) {
+      const g = row(`gateway-${kind}`, clients);
+      if (g) t.push({ target: `gateway CPU per proxied call (${kind}, ${clients} clients)`, limit: '<= 250 µs', measured: `${f(g.server_cpu_us_per_call)} µs`, met: (g.server_cpu_us_per_call ?? Infinity) <= 250 });
+    }
+  }
+  for (const kind of ['http', 'stdio', 'http-rawclient']) {
+    const g = row(`gateway-${kind}`, 1);
+    const d = row(`direct-${kind}`, 1);
+    const note = kind === 'stdio' ? ' (direct has no HTTP hop)' : '';
+    if (g && d) t.push({ target: `p50 added over direct, 1 client (${kind})${note}`, limit: '<= 0.300 ms', measured: `${f(g.p50_ms - d.p50_ms, 3)} ms`, met: g.p50_ms - d.p50_ms <= 0.3 });
+  }
+  for (const kind of ['http', 'stdio']) {
+    const g = row(`gateway-${kind}`, 16);
+    const h = row(`mcp-hub-${kind}`, 16);
+    if (g && h) t.push({ target: `throughput vs mcp-hub, 16 clients (${kind})`, limit: '>= 2.0x', measured: `${f(g.calls_per_s / h.calls_per_s, 2)}x`, met: g.calls_per_s / h.calls_per_s >= 2 });
+  }
+  const s = results.sessions?.gateway as { delta_mb: number } | undefined;
+  if (s) t.push({ target: `RSS of ${IDLE_SESSIONS} idle sessions`, limit: '<= 50 MB', measured: `${f(s.delta_mb, 1)} MB`, met: s.delta_mb <= 50 });
+  for (const label of ['bench-backend', 'sdk-fixture']) {
+    const st = results.startup?.[label] as { ratio: number; ratio_backend_part: number } | undefined;
+    if (st) t.push({ target: `start to all-Ready, ${SCALE_BACKENDS} vs 1 stdio backends (${label})`, limit: '<= 2.0x', measured: `${f(st.ratio, 2)}x (backend part ${f(st.ratio_backend_part, 2)}x)`, met: st.ratio <= 2 });
+  }
+  results.targets = t;
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const results: Results = {
+    started_at: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', node: process.version, clk_tck: CLK_TCK, loadavg_before: loadAverage() },
+    settings: { seconds: SECONDS, warmup: WARMUP, clients: CLIENT_COUNTS, workers: WORKERS, audit: AUDIT, idle_sessions: IDLE_SESSIONS, sections: [...SECTIONS] },
+    overhead: [],
+  };
+  console.log(`bench: ${SECONDS}s per phase (+${WARMUP}s warm-up), ${WORKERS} load generator process(es), ${cpus().length} CPUs, load average ${loadAverage().join(' ')}`);
+  const lg = new LoadGen(WORKERS);
+  try {
+    if (SECTIONS.has('overhead')) {
+      console.log('\n# Overhead: echo tools/call, closed loop, each client its own session');
+      console.log(overheadTable([]).split('\n').slice(0, 2).join('\n'));
+      await overhead(results, lg);
+    }
+    if (SECTIONS.has('sessions')) {
+      console.log(`\n# ${IDLE_SESSIONS} idle client sessions`);
+      await sessions(results, lg);
+      console.log(JSON.stringify(results.sessions, null, 2));
+    }
+    if (SECTIONS.has('tools')) {
+      console.log(`\n# tools/list, ${SCALE_BACKENDS} stdio backends x ${TOOLS_PER_BACKEND} tools`);
+      console.log(overheadTable([]).split('\n').slice(0, 2).join('\n'));
+      await toolsList(results, lg);
+    }
+    if (SECTIONS.has('startup')) {
+      console.log(`\n# Start to all-Ready`);
+      await startup(results);
+    }
+  } finally {
+    lg.stop();
+    killAll();
+  }
+  results.machine.loadavg_after = loadAverage();
+  results.duration_s = (performance.now() - t0) / 1000;
+  evaluate(results);
+
+  console.log('\n# Summary: overhead');
+  console.log(overheadTable(results.overhead));
+  if (results.tools_list) {
+    console.log('\n# Summary: tools/list');
+    console.log(overheadTable(results.tools_list.rows));
+  }
+  console.log('\n# Targets');
+  console.log(table(['target', 'limit', 'measured', 'met'], (results.targets ?? []).map((x) => [x.target, x.limit, x.measured, x.met ? 'yes' : 'NO'])));
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${results.started_at.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(results, null, 2));
+  console.log(`\nload average after: ${results.machine.loadavg_after.join(' ')}; ${results.duration_s.toFixed(0)} s; results in ${file}`);
+}
+
+const cleanup = () => {
+  killAll();
+  try {
+    rmSync(work, { recursive: true, force: true });
+  } catch {
+    // best effort
+  }
+};
+process.once('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
+process.once('SIGTERM', () => {
+  cleanup();
+  process.exit(143);
+});
+main()
+  .then(() => {
+    cleanup();
+    process.exit(0);
+  })
+  .catch((err) => {
+    console.error(err);
+    cleanup();
+    process.exit(1);
+  });
