@@ -8,5 +8,6 @@ export default defineConfig({
     // Tests spawn real backend processes; two cores cannot run many files at once.
     maxWorkers: 2,
     pool: 'forks',
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
