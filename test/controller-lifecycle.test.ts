@@ -10,25 +10,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
-import { fixtureCommand, startHttpFixture, type HttpFixture } from './fixtures/spawn.js';
+import { startHttpFixture, type HttpFixture } from './fixtures/spawn.js';
 import { GatewayError } from '../schemas/errors.js';
 import type { BackendRecord, EventRecord } from '../schemas/records.js';
+import { isAlive, stdioFixture, whoami } from './helpers/core-util.js';
 
-const stdio = (args: string[] = []) => ({ type: 'stdio', ...fixtureCommand(args) });
+const stdio = stdioFixture;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-async function whoami(client: Client, tool: string): Promise<{ name: string; pid: number }> {
-  const r = await client.callTool({ name: tool, arguments: {} });
-  return JSON.parse((r.content as Array<{ text: string }>)[0]!.text);
-}
 
 /** Events after `mark` for one backend, oldest first. */
 function eventsOf(h: Harness, backend: string, mark: number): EventRecord[] {
@@ -137,7 +126,7 @@ describe('controller lifecycle (stdio backends)', () => {
     await notifiedTwice;
     const { pid: newPid } = await whoami(client, 'good_whoami');
     expect(newPid).not.toBe(oldPid);
-    expect(alive(oldPid)).toBe(false);
+    expect(isAlive(oldPid)).toBe(false);
     expect((client.transport as StreamableHTTPClientTransport).sessionId).toBe(sessionId);
   });
 
@@ -251,7 +240,7 @@ describe('controller lifecycle (stdio backends)', () => {
     await expect(h.gateway.controller.reconnect('good')).resolves.toEqual({ name: 'good', reconnected: true, error: null });
     const newPid = h.gateway.controller.backendState('good')!.conn!.pid!;
     expect(newPid).not.toBe(oldPid);
-    expect(alive(oldPid)).toBe(false);
+    expect(isAlive(oldPid)).toBe(false);
     expectInOrder(
       eventsOf(h, 'good', mark).map((e) => e.stage),
       ['reconnect', 'disconnected', 'connecting', 'connected'],

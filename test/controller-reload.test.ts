@@ -12,26 +12,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
-import { fixtureCommand } from './fixtures/spawn.js';
 import { GatewayError } from '../schemas/errors.js';
 import { httpStatusOf, errorBody } from '../api/error-mapping.js';
 import type { EventRecord } from '../schemas/records.js';
+import { isAlive, stdioFixture, whoami } from './helpers/core-util.js';
 
-const stdio = (args: string[] = []) => ({ type: 'stdio', ...fixtureCommand(args) });
+const stdio = stdioFixture;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-async function whoami(client: Client, tool: string): Promise<{ name: string; pid: number }> {
-  const r = await client.callTool({ name: tool, arguments: {} });
-  return JSON.parse((r.content as Array<{ text: string }>)[0]!.text);
-}
 
 const lastId = (h: Harness) => Number(h.gateway.events.list({ limit: 1 })[0]?.id ?? 0);
 const after = (mark: number, pred: (e: EventRecord) => boolean) => (e: EventRecord) => Number(e.id) > mark && pred(e);
@@ -109,8 +97,8 @@ describe('controller hot reload', () => {
 
     // Changed: a new process; removed: its process ended; added: serving.
     expect(pidOf('change')).not.toBe(changePid);
-    expect(alive(changePid)).toBe(false);
-    expect(alive(gonePid)).toBe(false);
+    expect(isAlive(changePid)).toBe(false);
+    expect(isAlive(gonePid)).toBe(false);
     expect(since.find((e) => e.backend === 'change' && e.stage === 'reconnect')!.details).toEqual({ trigger: 'config' });
     expect(names).toEqual(expect.arrayContaining(['change_extra', 'fresh_echo', 'keep_echo']));
     expect(names.some((n) => n.startsWith('gone_'))).toBe(false);
@@ -176,7 +164,7 @@ describe('controller hot reload', () => {
     const rec = h.gateway.controller.backendState('fresh')!.toRecord();
     expect(rec).toMatchObject({ phase: 'Pending', state: 'disconnected', capabilities: { tools: 0 } });
     expect(rec.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'Disabled' });
-    expect(alive(pids[3]!)).toBe(false);
+    expect(isAlive(pids[3]!)).toBe(false);
     expect(h.gateway.pool.snapshot.lists.tools.some((t) => t.name.startsWith('fresh_'))).toBe(false);
     // A disabled backend is not a fault of the aggregate.
     expect(h.gateway.controller.aggregateHealth()).toMatchObject({ status: 'healthy', total: 4, connected: 3, healthy: 3 });

@@ -70,7 +70,7 @@ export function silentLogger(): Logger {
 function consoleStream(opts: CreateLoggerOptions): DestinationStream {
   if (!opts.pretty) {
     // Asynchronous like pino's default; pino flushes it on process exit.
-    return opts.destination ?? pino.destination({ dest: 1, sync: false });
+    return opts.destination ?? bufferedDestination(1);
   }
   return createPrettyStream({
     destination: opts.destination ?? process.stdout,
@@ -79,9 +79,32 @@ function consoleStream(opts: CreateLoggerOptions): DestinationStream {
   });
 }
 
+/**
+ * An asynchronous destination that gathers lines into 4 KiB writes: under load
+ * every proxied call adds an audit line, and one write per line costs a
+ * syscall and a thread-pool round trip each. A timer writes out whatever is
+ * buffered within FLUSH_INTERVAL_MS, so a quiet gateway's lines still appear
+ * promptly; pino flushes the rest on exit.
+ */
+const FLUSH_INTERVAL_MS = 200;
+
+function bufferedDestination(dest: number | string, extra: { mkdir?: boolean } = {}): pino.DestinationStream {
+  const stream = pino.destination({ dest, sync: false, minLength: 4096, ...extra });
+  const timer = setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // Nothing buffered, or the stream is closing: nothing to do.
+    }
+  }, FLUSH_INTERVAL_MS);
+  timer.unref();
+  stream.once('close', () => clearInterval(timer));
+  return stream;
+}
+
 function fanOut(consoleOut: DestinationStream, file: string, sync: boolean): pino.StreamEntry[] {
   // Asynchronous destinations are flushed synchronously by pino on process exit.
-  const fileStream = pino.destination({ dest: file, mkdir: true, sync });
+  const fileStream = sync ? pino.destination({ dest: file, mkdir: true, sync }) : bufferedDestination(file, { mkdir: true });
   // Entries at the lowest level: the logger's own level is the only filter.
   return [
     { level: 'trace', stream: consoleOut },

@@ -23,6 +23,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Notification } from '@modelcontextprotocol/sdk/types.js';
+import { fixtureCommand } from '../fixtures/spawn.js';
 
 /** Polls `cond` until it returns a truthy value; rejects with `what` after `timeoutMs`. */
 export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
@@ -236,4 +237,13 @@ export async function startPagedBackend(opts: {
       await new Promise<void>((r) => http.close(() => r()));
     },
   };
+}
+
+/** A stdio backend config running the fixture server. */
+export const stdioFixture = (args: string[] = []) => ({ type: 'stdio', ...fixtureCommand(args) });
+
+/** Calls a fixture's `whoami` tool: which server and process answered. */
+export async function whoami(client: Client, tool: string): Promise<{ name: string; pid: number }> {
+  const r = await client.callTool({ name: tool, arguments: {} });
+  return JSON.parse((r.content as Array<{ text: string }>)[0]!.text);
 }
