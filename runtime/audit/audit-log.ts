@@ -27,6 +27,8 @@ const BYTES_PER_MB = 1024 * 1024;
 /** Bounds the size of one write so a large backlog does not become one huge string. */
 const MAX_BATCH_LINES = 10_000;
 const RETRY_DELAY_MS = 1_000;
+/** How long records may gather in memory before they are written (see scheduleWriter). */
+const BATCH_WINDOW_MS = 20;
 
 export class AuditLog {
   private readonly enabled: boolean;
@@ -41,6 +43,7 @@ export class AuditLog {
   private writer: Promise<void> | null = null;
   private lastError: unknown = undefined;
   private retryTimer: NodeJS.Timeout | null = null;
+  private batchTimer: NodeJS.Timeout | null = null;
   private closing: Promise<void> | null = null;
 
   constructor(opts: AuditLogOptions) {
@@ -66,7 +69,7 @@ export class AuditLog {
     this.recorded++;
     // While a retry is pending the disk is known to be failing; let the timer
     // (or an explicit flush) try again rather than every new record.
-    if (this.retryTimer === null) void this.startWriter();
+    if (this.retryTimer === null) this.scheduleWriter();
   }
 
   /** Resolves once every record made before the call is in the file; rejects if the disk write keeps failing. */
@@ -94,7 +97,25 @@ export class AuditLog {
     }
   }
 
+  /**
+   * Under load, writing each tick's few records costs a thread-pool round
+   * trip per handful of lines; gathering them for BATCH_WINDOW_MS turns that
+   * into one write per window. flush() and close() do not wait for the window.
+   */
+  private scheduleWriter(): void {
+    if (this.batchTimer !== null || this.writer !== null) return;
+    this.batchTimer = setTimeout(() => {
+      this.batchTimer = null;
+      void this.startWriter();
+    }, BATCH_WINDOW_MS);
+    this.batchTimer.unref();
+  }
+
   private startWriter(): Promise<void> {
+    if (this.batchTimer !== null) {
+      clearTimeout(this.batchTimer);
+      this.batchTimer = null;
+    }
     this.writer ??= this.drain().finally(() => {
       this.writer = null;
     });
