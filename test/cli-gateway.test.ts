@@ -162,7 +162,8 @@ describe('cli: gateway server', () => {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain(expected);
       expect(names.filter((n) => n.startsWith('from')).every((n) => n.startsWith(expected.split('_')[0]!))).toBe(true);
-      if (flags.length) expect(gw.output()).toMatch(/serving stdio/); // the fixture's stderr, shown with -vv
+      // The fixture's stderr, shown with -vv (JSON log lines are written in batches: wait for it).
+      if (flags.length) expect((await gw.match(/serving stdio/))[0]).toBe('serving stdio');
       else expect(gw.output()).not.toMatch(/connecting to/); // without -v, no connection progress
       await client.close();
       gw.child.kill('SIGTERM');

@@ -4,6 +4,7 @@ import { Gateway, type LogFormat } from '../../api/gateway.js';
 import { GatewayError } from '../../schemas/errors.js';
 import { redactor } from '../../runtime/logging/redactor.js';
 import { GATEWAY_VERSION } from '../../runtime/version.js';
+import { flushLogsSync } from '../../runtime/logging/logger.js';
 
 export class ServerCommand extends Command {
   static override paths = [['server']];
@@ -53,6 +54,8 @@ export class ServerCommand extends Command {
       this.context.stderr.write(`${redactor.redact(text)}\n`);
       return 1;
     }
+    // Start-up lines may still sit in the log buffer; they belong before the banner.
+    flushLogsSync();
     this.context.stdout.write(
       [
         `MCP gateway ${GATEWAY_VERSION} is listening`,

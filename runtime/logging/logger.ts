@@ -88,8 +88,25 @@ function consoleStream(opts: CreateLoggerOptions): DestinationStream {
  */
 const FLUSH_INTERVAL_MS = 200;
 
+const bufferedStreams = new Set<ReturnType<typeof pino.destination>>();
+
+/**
+ * Writes out every buffered log line now, synchronously: for output that must
+ * come after the log lines so far (the CLI's start-up banner).
+ */
+export function flushLogsSync(): void {
+  for (const stream of bufferedStreams) {
+    try {
+      stream.flushSync();
+    } catch {
+      // Not open yet or already closed: nothing of ours is waiting in it.
+    }
+  }
+}
+
 function bufferedDestination(dest: number | string, extra: { mkdir?: boolean } = {}): pino.DestinationStream {
   const stream = pino.destination({ dest, sync: false, minLength: 4096, ...extra });
+  bufferedStreams.add(stream);
   const timer = setInterval(() => {
     try {
       stream.flush();
@@ -98,7 +115,10 @@ function bufferedDestination(dest: number | string, extra: { mkdir?: boolean } =
     }
   }, FLUSH_INTERVAL_MS);
   timer.unref();
-  stream.once('close', () => clearInterval(timer));
+  stream.once('close', () => {
+    clearInterval(timer);
+    bufferedStreams.delete(stream);
+  });
   return stream;
 }
 
