@@ -59,6 +59,13 @@ export class GatewayController {
   }
 
   async start(): Promise<void> {
+    // A fresh connection gets its first health check at once rather than one
+    // interval later, so its record shows real health from the start.
+    this.events.subscribe((e) => {
+      if (e.stage !== 'connected' || this.state === 'shutting_down' || this.state === 'stopped') return;
+      const st = this.reconciler.states.get(e.backend);
+      if (st) queueMicrotask(() => void this.health.check(st));
+    });
     this.apply(this.loaded.config);
     this.health.start();
     await this.syncWatcher();
