@@ -19,14 +19,8 @@ import { createTransport } from './transports/create-transport.js';
 import { emptyCatalog, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './version.js';
-
-export type JsonObject = Record<string, unknown>;
-
-/**
- * Result "schema" that accepts anything: the gateway forwards results as the
- * backend produced them (full fidelity), and skipping zod keeps the proxy path cheap.
- */
-const PASSTHROUGH = { safeParse: (data: unknown) => ({ success: true as const, data }) } as never;
+import { PASSTHROUGH } from './passthrough-schema.js';
+import type { JsonObject } from './caller.js';
 
 /** Where backend-initiated traffic goes. Implemented by the session side. */
 export interface BackendBridge {

@@ -9,7 +9,9 @@
  */
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { BackendSpec, ConflictStrategy } from '../schemas/config.js';
+import type { BackendSpec, ConflictStrategy, FilterRuleSpec } from '../schemas/config.js';
+
+type Renames = NonNullable<BackendSpec['rename']>['tools'];
 import type { BackendCatalog } from './backend-catalog.js';
 import { compileFilter } from './name-filter.js';
 
@@ -131,36 +133,18 @@ interface Candidate {
 
 function exposeBackend({ name, spec, catalog }: BackendInput, policy: ConflictPolicy): Candidate {
   const prefix = policy.strategy === 'prefix' ? `${name}${policy.separator}` : '';
-  const toolFilter = compileFilter(spec.filters?.tools);
-  const promptFilter = compileFilter(spec.filters?.prompts);
   const resourceFilter = compileFilter(spec.filters?.resources);
-  const toolRenames = spec.rename?.tools ?? {};
-  const promptRenames = spec.rename?.prompts ?? {};
-
-  const tools = catalog.tools.map((tool): ToolEntry => {
-    const rename = toolRenames[tool.name];
-    const exposed = prefix + (rename?.name ?? tool.name);
-    const description = rename?.description ?? tool.description;
-    return {
-      backend: name,
-      original: tool.name,
-      tool: { ...tool, name: exposed, ...(description !== undefined ? { description } : {}) },
-      renamed: rename !== undefined,
-      filtered: !toolFilter(tool.name),
-    };
-  });
-  const prompts = catalog.prompts.map((prompt): PromptEntry => {
-    const rename = promptRenames[prompt.name];
-    const exposed = prefix + (rename?.name ?? prompt.name);
-    const description = rename?.description ?? prompt.description;
-    return {
-      backend: name,
-      original: prompt.name,
-      prompt: { ...prompt, name: exposed, ...(description !== undefined ? { description } : {}) },
-      renamed: rename !== undefined,
-      filtered: !promptFilter(prompt.name),
-    };
-  });
+  const named = <T extends { name: string; description?: string }>(items: T[], filter: FilterRuleSpec | undefined, renames: Renames | undefined) => {
+    const passes = compileFilter(filter);
+    return items.map((item) => {
+      const rename = renames?.[item.name];
+      const description = rename?.description ?? item.description;
+      const exposed: T = { ...item, name: prefix + (rename?.name ?? item.name), ...(description !== undefined ? { description } : {}) };
+      return { backend: name, original: item.name, exposed, renamed: rename !== undefined, filtered: !passes(item.name) };
+    });
+  };
+  const tools = named(catalog.tools, spec.filters?.tools, spec.rename?.tools).map(({ exposed, ...e }): ToolEntry => ({ ...e, tool: exposed }));
+  const prompts = named(catalog.prompts, spec.filters?.prompts, spec.rename?.prompts).map(({ exposed, ...e }): PromptEntry => ({ ...e, prompt: exposed }));
   // URIs are identifiers with meaning to the client; they are never rewritten. Filters match the URI or the name (a deny on either wins).
   const resources = catalog.resources.map(
     (resource): ResourceEntry => ({

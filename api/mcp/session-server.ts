@@ -23,9 +23,8 @@ import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { cachedListResult } from '../../runtime/transports/json-rpc.js';
 import { toJsonRpcError } from '../error-mapping.js';
 import type { ClientSession } from './client-session.js';
+import { PASSTHROUGH } from '../../runtime/passthrough-schema.js';
 
-/** Accepts any result: answers from the client are relayed to the backend unchanged. */
-const PASSTHROUGH = { safeParse: (data: unknown) => ({ success: true as const, data }) } as never;
 
 export interface SessionServerDeps {
   router: Router;

@@ -9,8 +9,8 @@ import type { ListKind } from '../../runtime/backend-pool.js';
 import type { ResourceSubscriptions } from '../../runtime/resource-subscriptions.js';
 import type { JsonObject, ProgressHandler } from '../../runtime/caller.js';
 import type { ClientSession } from './client-session.js';
+import { PASSTHROUGH } from '../../runtime/passthrough-schema.js';
 
-const PASSTHROUGH = { safeParse: (data: unknown) => ({ success: true as const, data }) } as never;
 
 const LOG_SEVERITY: Record<LoggingLevel, number> = {
   debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7,
