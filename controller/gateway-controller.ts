@@ -40,7 +40,9 @@ export class GatewayController {
   readonly startedAt = new Date();
   state: ServiceState = 'starting';
   private watcher?: ConfigWatcher;
-  private reloading: Promise<ReloadResult> | undefined;
+  private reloading: Promise<unknown> | undefined;
+  /** Told after every health result (whenSettled waits on first checks). */
+  private readonly healthListeners = new Set<() => void>();
 
   constructor(
     public loaded: LoadedConfig,
@@ -49,7 +51,7 @@ export class GatewayController {
     private readonly log: Logger,
     private readonly resolveSecrets?: SecretResolver,
   ) {
-    this.reconciler = new Reconciler(pool, events, log, reconcilerOptions(loaded.config));
+    this.reconciler = new Reconciler(pool, events, log, this.reconcilerOptions(loaded.config));
     this.health = new HealthMonitor(() => this.reconciler.states.values(), (st, r) => this.onHealth(st, r), healthPolicy(loaded.config));
     pool.on('registry', (snapshot) => this.reconciler.syncConflicts(snapshot.rejected));
   }
@@ -59,36 +61,37 @@ export class GatewayController {
   }
 
   async start(): Promise<void> {
-    // A fresh connection gets its first health check at once rather than one
-    // interval later, so its record shows real health from the start.
-    this.events.subscribe((e) => {
-      if (e.stage !== 'connected' || this.state === 'shutting_down' || this.state === 'stopped') return;
-      const st = this.reconciler.states.get(e.backend);
-      if (st) queueMicrotask(() => void this.health.check(st));
-    });
     this.apply(this.loaded.config);
     this.health.start();
     await this.syncWatcher();
     this.state = 'running';
   }
 
-  /** Resolves once every enabled backend has finished its first attempt (Ready, Degraded or Failed). */
+  /**
+   * Resolves once every enabled backend has finished its first attempt
+   * (Failed, or connected and through its first health check).
+   */
   whenSettled(timeoutMs = 60_000): Promise<void> {
     const settled = () =>
       Object.entries(this.config.backends).every(([name, spec]) => {
         if (spec.enabled === false) return true;
         const st = this.reconciler.states.get(name);
-        return st !== undefined && st.phase !== 'Pending' && st.phase !== 'Initializing';
+        if (st === undefined || st.phase === 'Pending' || st.phase === 'Initializing') return false;
+        return !st.conn || st.health.last_check !== null;
       });
     return new Promise((resolve) => {
       if (settled()) return resolve();
       const timer = setTimeout(finish, timeoutMs);
-      const unsubscribe = this.events.subscribe(() => {
+      const check = () => {
         if (settled()) queueMicrotask(finish);
-      });
+      };
+      const unsubscribe = this.events.subscribe(check);
+      this.healthListeners.add(check);
+      const healthListeners = this.healthListeners;
       function finish() {
         clearTimeout(timer);
         unsubscribe();
+        healthListeners.delete(check);
         resolve();
       }
     });
@@ -105,10 +108,12 @@ export class GatewayController {
       );
     }
     // Reloads are serialised: a second request waits for the first and then reads the file afresh.
+    // A failed reload must neither reject the next one nor go unhandled here.
     const run = (this.reloading ?? Promise.resolve()).then(() => this.reloadNow(trigger));
-    this.reloading = run.finally(() => {
-      if (this.reloading === run) this.reloading = undefined;
-    }) as Promise<ReloadResult>;
+    const settled = run.catch(() => undefined).finally(() => {
+      if (this.reloading === settled) this.reloading = undefined;
+    });
+    this.reloading = settled;
     return run;
   }
 
@@ -162,16 +167,17 @@ export class GatewayController {
   /**
    * Spec 3.2. `total` counts every configured backend; the status is judged on
    * the enabled ones (a backend switched off in config is not a fault):
-   * healthy when all of them are Ready and not failing health checks,
-   * unhealthy when none is connected, degraded otherwise.
+   * healthy when all of them are Ready and passed their last health check,
+   * unhealthy when none is connected (also when none is configured), degraded otherwise.
    */
   aggregateHealth(): AggregateHealth {
     const records = this.backendRecords();
     const total = Object.keys(this.config.backends).length;
     const enabled = Object.values(this.config.backends).filter((b) => b.enabled !== false).length;
     const connected = records.filter((r) => r.state === 'connected').length;
-    const healthy = records.filter((r) => r.phase === 'Ready' && r.health.status !== 'unhealthy' && r.health.status !== 'degraded').length;
-    const status = connected === 0 && enabled > 0 ? 'unhealthy' : healthy >= enabled ? 'healthy' : 'degraded';
+    // "Passing health checks": a backend never checked yet does not count.
+    const healthy = records.filter((r) => r.phase === 'Ready' && r.health.status === 'healthy').length;
+    const status = connected === 0 ? 'unhealthy' : healthy >= enabled ? 'healthy' : 'degraded';
     return { status, total, connected, healthy };
   }
 
@@ -202,7 +208,7 @@ export class GatewayController {
     this.events.resize(config.events.buffer_size);
     this.health.setPolicy(healthPolicy(config));
     this.pool.configure(config.backends, config.conflict_resolution);
-    this.reconciler.setDesired(config.backends, reconcilerOptions(config));
+    this.reconciler.setDesired(config.backends, this.reconcilerOptions(config));
   }
 
   private async syncWatcher(): Promise<void> {
@@ -218,9 +224,20 @@ export class GatewayController {
     }
   }
 
+  private reconcilerOptions(c: GatewayConfig): ReconcilerOptions {
+    return {
+      concurrency: c.controller.concurrency,
+      ratePerSecond: c.controller.rate_limit_per_s,
+      backoff: { initialMs: c.controller.backoff_initial_ms, maxMs: c.controller.backoff_max_ms, jitter: c.controller.backoff_jitter },
+      // A fresh connection is checked at once, not one interval later, so its record shows real health from the start.
+      onConnected: (st) => void this.health.check(st),
+    };
+  }
+
   /** Spec 3.1: healthy → Ready, degraded → Degraded, unhealthy → Failed; the record is synchronised. */
   private onHealth(st: BackendState, r: HealthResult): void {
     st.health = { status: r.status, last_check: r.checkedAt.toISOString(), latency_ms: r.latencyMs };
+    queueMicrotask(() => this.healthListeners.forEach((listener) => listener()));
     if (st.conflict) return; // held back by a name conflict; health does not change that
     const threshold = this.config.health.degraded_latency_ms;
     if (r.status === 'healthy') {
@@ -243,13 +260,6 @@ export class GatewayController {
   }
 }
 
-function reconcilerOptions(c: GatewayConfig): ReconcilerOptions {
-  return {
-    concurrency: c.controller.concurrency,
-    ratePerSecond: c.controller.rate_limit_per_s,
-    backoff: { initialMs: c.controller.backoff_initial_ms, maxMs: c.controller.backoff_max_ms, jitter: c.controller.backoff_jitter },
-  };
-}
 
 function healthPolicy(c: GatewayConfig): HealthPolicy {
   return { intervalMs: c.health.interval_s * 1000, timeoutMs: c.health.timeout_s * 1000, degradedLatencyMs: c.health.degraded_latency_ms };

@@ -23,6 +23,8 @@ export interface ReconcilerOptions {
   backoff: BackoffPolicy;
   /** Jitter source; tests inject a fixed one. Default Math.random. */
   random?: () => number;
+  /** Called once a backend has a fresh connection in service (the controller runs its first health check). */
+  onConnected?: (st: BackendState) => void;
 }
 
 export class Reconciler {
@@ -112,7 +114,7 @@ export class Reconciler {
     setCondition(st.conditions, 'Ready', false, 'ConnectionLost', reason);
     this.setPhase(st, 'Failed', reason, 'error');
     this.events.emit({ stage: 'disconnected', backend: name, severity: 'error', message: `${name} lost its connection: ${reason}` });
-    this.scheduleRetry(st, reason);
+    this.scheduleRetry(st, 'ConnectionLost', reason);
   }
 
   /** Applies the registry's verdict on name conflicts (strategy `error`). */
@@ -266,7 +268,7 @@ export class Reconciler {
       st.attempts += 1;
       this.setPhase(st, 'Failed', reason, 'error');
       this.events.emit({ stage: 'error', backend: st.name, severity: 'error', message: `${st.name} failed to connect: ${reason}`, details: { attempt: st.attempts } });
-      this.scheduleRetry(st, reason, false);
+      this.scheduleRetry(st, 'ConnectFailed', reason);
       return;
     }
     st.connecting = undefined;
@@ -295,6 +297,7 @@ export class Reconciler {
       details: { connect_ms: ms, pid: conn.pid ?? null },
     });
     this.pool.attach(conn);
+    this.opts.onConnected?.(st);
   }
 
   /** Whether `spec` still describes the connection desired state asks for. */
@@ -329,13 +332,14 @@ export class Reconciler {
     this.events.emit({ stage: 'removed', backend: st.name, message: `backend ${st.name} removed` });
   }
 
-  private scheduleRetry(st: BackendState, reason: string, countAttempt = true): void {
+  /** A failed connect has counted its attempt already; a lost connection counts here. */
+  private scheduleRetry(st: BackendState, cause: 'ConnectFailed' | 'ConnectionLost', reason: string): void {
     if (this.stopped) return;
-    if (countAttempt) st.attempts += 1;
+    if (cause === 'ConnectionLost') st.attempts += 1;
     const delay = backoffDelay(st.attempts, this.opts.backoff, this.opts.random);
     st.nextAttemptAt = Date.now() + delay;
     const at = new Date(st.nextAttemptAt).toISOString();
-    setCondition(st.conditions, 'Ready', false, st.conditions.find((c) => c.type === 'Ready')?.reason === 'ConnectionLost' ? 'ConnectionLost' : 'ConnectFailed', `${reason}; next attempt at ${at} (in ${delay} ms, attempt ${st.attempts + 1})`);
+    setCondition(st.conditions, 'Ready', false, cause, `${reason}; next attempt at ${at} (in ${delay} ms, attempt ${st.attempts + 1})`);
     this.events.emit({ stage: 'retry_scheduled', backend: st.name, severity: 'warning', message: `${st.name}: retry in ${delay} ms`, details: { delay_ms: delay, next_attempt_at: at, attempt: st.attempts + 1 } });
     this.armRetryTimer(st, delay);
     // Inside an action, act() settles once the action is over (a dirty backend has more to do first).
