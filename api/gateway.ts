@@ -122,6 +122,7 @@ export class Gateway {
     // values are registered as they resolve, these only once the reload applied.
     events.subscribe((e) => {
       if (e.stage !== 'reload') return;
+      sessions.setTtl(controller.config.server.session_ttl);
       try {
         registerConfigSecrets(controller.config, redactor);
       } catch (err) {

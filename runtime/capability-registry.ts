@@ -114,14 +114,6 @@ export function matchTemplate(snap: RegistrySnapshot, uri: string): TemplateEntr
   return snap.templates.find((t) => t.matcher.match(uri) !== null);
 }
 
-export function routeMap(snap: RegistrySnapshot): Record<string, [string, string]> {
-  const map: Record<string, [string, string]> = {};
-  for (const [name, e] of snap.tools) map[name] = [e.backend, e.original];
-  for (const [name, e] of snap.prompts) map[name] = [e.backend, e.original];
-  for (const [uri, e] of snap.resources) map[uri] = [e.backend, e.original];
-  for (const t of snap.templates) map[t.template.uriTemplate] = [t.backend, t.original];
-  return map;
-}
 
 interface Candidate {
   name: string;

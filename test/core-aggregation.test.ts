@@ -15,7 +15,6 @@ import { McpError, ErrorCode, ListRootsRequestSchema, type Tool } from '@modelco
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { fixtureCommand, repoRoot, startHttpFixture, type HttpFixture } from './fixtures/spawn.js';
 import { collectNotifications, startPagedBackend, type PagedBackend } from './helpers/core-util.js';
-import { routeMap } from '../runtime/capability-registry.js';
 
 const EVERYTHING = join(repoRoot(), 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const MEMORY = join(repoRoot(), 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
@@ -148,7 +147,7 @@ describe('core: aggregation over mixed transports', () => {
   });
 
   it('route_map sends every exposed name back to [backend, original]', async () => {
-    const map = routeMap(h.gateway.pool.snapshot);
+    const { route_map: map } = (await (await fetch(`${h.url}/manage/v1/capabilities`)).json()) as { route_map: Record<string, string[]> };
     expect(map.files_say).toEqual(['files', 'echo']);
     expect(map.files_welcome).toEqual(['files', 'greet']);
     expect(map.web_echo).toEqual(['web', 'echo']);

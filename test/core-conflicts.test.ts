@@ -10,7 +10,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { fixtureCommand } from './fixtures/spawn.js';
 import { collectNotifications, waitFor } from './helpers/core-util.js';
-import { routeMap } from '../runtime/capability-registry.js';
+
+/** The route map as the management API serves it. */
+async function routeMapOf(h: Harness): Promise<Record<string, string[]>> {
+  return ((await (await fetch(`${h.url}/manage/v1/capabilities`)).json()) as { route_map: Record<string, string[]> }).route_map;
+}
 
 /** A stdio fixture launch that takes a while before the server starts (so it connects last). */
 function slowStdio(args: string[], delaySeconds = 1) {
@@ -69,13 +73,13 @@ describe('core: conflicts under strategy prefix', () => {
   it('resource URIs are never rewritten: a duplicate URI goes to the backend first in config order', async () => {
     const { resources } = await client.listResources();
     expect(resources.filter((r) => r.uri === 'fixture://dup/info')).toHaveLength(1);
-    expect(routeMap(h.gateway.pool.snapshot)['fixture://dup/info']).toEqual(['zeta', 'fixture://dup/info']);
+    expect((await routeMapOf(h))['fixture://dup/info']).toEqual(['zeta', 'fixture://dup/info']);
     expect(h.gateway.pool.snapshot.conflicts).toContainEqual({ kind: 'resource', name: 'fixture://dup/info', winner: 'zeta', loser: 'alpha' });
     expect(h.gateway.pool.snapshot.conflicts.filter((c) => c.kind !== 'resource')).toEqual([]);
     // The shared URI template is listed once, and reads through it go to zeta.
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['fixture://dup/items/{id}']);
-    expect(routeMap(h.gateway.pool.snapshot)['fixture://dup/items/{id}']).toEqual(['zeta', 'fixture://dup/items/{id}']);
+    expect((await routeMapOf(h))['fixture://dup/items/{id}']).toEqual(['zeta', 'fixture://dup/items/{id}']);
     expect((await client.readResource({ uri: 'fixture://dup/items/77' })).contents[0]).toMatchObject({ text: 'item 77 from dup' });
   });
 });
@@ -105,7 +109,7 @@ describe('core: conflicts under strategy first-wins', () => {
     expect(names).not.toContain('aonly');
     expect(await whoami(client, 'whoami')).toEqual({ name: 'dup', pid: pidOf(h, 'zeta') });
     expect(await whoami(client, 'who_alpha')).toEqual({ name: 'dup', pid: pidOf(h, 'alpha') });
-    const map = routeMap(h.gateway.pool.snapshot);
+    const map = (await routeMapOf(h));
     expect(map.shared).toEqual(['zeta', 'shared']);
     expect(map.zonly).toEqual(['zeta', 'zonly']);
     expect(map.echo).toEqual(['zeta', 'echo']);
@@ -161,7 +165,7 @@ describe('core: conflicts under strategy error', () => {
     const err = await client.callTool({ name: 'aonly', arguments: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpError);
     expect((err as McpError).message).toContain('aonly');
-    expect(Object.values(routeMap(h.gateway.pool.snapshot)).some(([b]) => b === 'alpha')).toBe(false);
+    expect(Object.values((await routeMapOf(h))).some(([b]) => b === 'alpha')).toBe(false);
   });
 
   it('admits the held-back backend when the winner goes away, and rejects it again when the winner returns', async () => {

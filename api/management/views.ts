@@ -41,14 +41,16 @@ export function capabilitiesView(snap: RegistrySnapshot, q: Partial<Capabilities
     (q.backend === undefined || q.backend === backend) &&
     (!needle || names.some((n) => n?.toLowerCase().includes(needle)));
 
+  // Each route is filtered by the same names as its listed item, so the map and the lists agree.
   const routeMap: Record<string, string[]> = {};
-  const route = (kind: 'tools' | 'resources' | 'prompts', exposed: string, r: Route) => {
-    if (want(kind, r.backend, exposed, r.original)) routeMap[exposed] = [r.backend, r.original];
+  const route = (kind: 'tools' | 'resources' | 'prompts', exposed: string, r: Route, ...names: Array<string | undefined>) => {
+    if (want(kind, r.backend, ...names)) routeMap[exposed] = [r.backend, r.original];
   };
-  for (const [name, e] of snap.tools) route('tools', name, e);
-  for (const [name, e] of snap.prompts) route('prompts', name, e);
-  for (const [uri, e] of snap.resources) route('resources', uri, e);
-  for (const t of snap.templates) route('resources', t.template.uriTemplate, t);
+  for (const [name, e] of snap.tools) route('tools', name, e, name, e.original);
+  for (const [name, e] of snap.prompts) route('prompts', name, e, name, e.original);
+  for (const [uri, e] of snap.resources) route('resources', uri, e, uri, e.resource.name);
+  // Resource templates appear only here: spec 2.3 has no list for them.
+  for (const t of snap.templates) route('resources', t.template.uriTemplate, t, t.template.uriTemplate, t.template.name);
 
   return {
     tools: snap.all.tools

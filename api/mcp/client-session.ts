@@ -11,6 +11,8 @@ export class ClientSession {
   logLevel?: LoggingLevel;
   /** Requests being handled now: a session with a call in flight is never idle. */
   activeRequests = 0;
+  /** Capability counts this session last saw: taken at initialization, updated by its list calls. */
+  capabilitySnapshot = { tools: 0, resources: 0, prompts: 0 };
   /** Set once the client has finished initialization. */
   initialized = false;
 

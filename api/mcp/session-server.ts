@@ -51,7 +51,10 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
   // The SDK's own setLevel handler only records the level; ours also tells the backends.
   server.removeRequestHandler('logging/setLevel');
   server.oninitialized = () => {
-    session().initialized = true;
+    const { lists } = deps.pool.snapshot;
+    const current = session();
+    current.initialized = true;
+    current.capabilitySnapshot = { tools: lists.tools.length, resources: lists.resources.length, prompts: lists.prompts.length };
   };
   server.fallbackRequestHandler = async (request, extra) => {
     const current = session();
@@ -75,16 +78,19 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
 }
 
 async function handle(deps: SessionServerDeps, session: ClientSession, request: JSONRPCRequest, extra: Extra): Promise<JsonObject> {
-  session.touch();
   const params = (request.params ?? {}) as JsonObject;
   const snapshot = deps.pool.snapshot;
   switch (request.method) {
     // Lists are served with their JSON computed once per registry snapshot (see cachedListResult).
+    // The session's capability snapshot records how much it was last shown.
     case 'tools/list':
+      session.capabilitySnapshot.tools = snapshot.lists.tools.length;
       return cachedListResult('tools', snapshot.lists.tools);
     case 'prompts/list':
+      session.capabilitySnapshot.prompts = snapshot.lists.prompts.length;
       return cachedListResult('prompts', snapshot.lists.prompts);
     case 'resources/list':
+      session.capabilitySnapshot.resources = snapshot.lists.resources.length;
       return cachedListResult('resources', snapshot.lists.resources);
     case 'resources/templates/list':
       return cachedListResult('resourceTemplates', snapshot.lists.resourceTemplates);

@@ -102,16 +102,17 @@ export class SessionStore {
     return expired.length;
   }
 
-  records(counts: { tools: number; resources: number; prompts: number }): SessionRecord[] {
+  records(): SessionRecord[] {
     const now = Date.now();
     return [...this.sessions.values()].map((s) => ({
       id: s.id,
       transport_type: s.transportType,
-      tool_count: counts.tools,
-      capability_snapshot: { ...counts },
+      tool_count: s.capabilitySnapshot.tools,
+      capability_snapshot: { ...s.capabilitySnapshot },
       age_seconds: (now - s.createdAt) / 1000,
       idle_seconds: (now - s.lastActivity) / 1000,
-      ttl: this.ttlSeconds,
+      // Spec 2.4 has an integer; a fractional session_ttl (tests use them) is reported rounded up.
+      ttl: Math.ceil(this.ttlSeconds),
       expired: this.isExpired(s, now),
     }));
   }

@@ -58,8 +58,7 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
   );
 
   r.get('/sessions', { config: doc(tag, 'MCP client sessions of /mcp and /sse'), schema: { response: { 200: SessionsSchema, ...errors() } } }, async () => {
-    const { lists } = ctx.pool.snapshot;
-    const sessions = ctx.sessions.records({ tools: lists.tools.length, resources: lists.resources.length, prompts: lists.prompts.length });
+    const sessions = ctx.sessions.records();
     return { active_sessions: sessions.filter((s) => !s.expired).length, sessions };
   });
 
