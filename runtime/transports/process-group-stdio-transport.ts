@@ -9,7 +9,8 @@
  *   than inherited, and the exit is reported with code and signal.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { JsonRpcLineReader } from './line-reader.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -39,7 +40,7 @@ export class ProcessGroupStdioTransport implements Transport {
   onexit?: (exit: ProcessExit) => void;
 
   private child?: ChildProcess;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly reader = new JsonRpcLineReader();
   private exited?: Promise<void>;
   private closing = false;
   /** stdin is corked until the end of this event-loop turn (see send). */
@@ -83,8 +84,7 @@ export class ProcessGroupStdioTransport implements Transport {
       });
 
       child.stdout!.on('data', (chunk: Buffer) => {
-        this.readBuffer.append(chunk);
-        this.drain();
+        this.reader.push(chunk, this.deliver, this.fail);
       });
       child.stdout!.on('error', (err) => this.onerror?.(err));
       child.stdin!.on('error', (err) => {
@@ -95,19 +95,8 @@ export class ProcessGroupStdioTransport implements Transport {
     });
   }
 
-  private drain(): void {
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.readBuffer.readMessage();
-      } catch (err) {
-        this.onerror?.(err as Error);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
-    }
-  }
+  private readonly deliver = (message: JSONRPCMessage): void => this.onmessage?.(message);
+  private readonly fail = (err: Error): void => this.onerror?.(err);
 
   private pipeStderr(child: ChildProcess): void {
     let pending = '';
@@ -160,7 +149,7 @@ export class ProcessGroupStdioTransport implements Transport {
       // The leader is gone; make sure no grandchild lingers in the group.
       signalGroup(child, 'SIGKILL');
     }
-    this.readBuffer.clear();
+    this.reader.clear();
   }
 }
 
