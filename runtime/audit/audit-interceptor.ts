@@ -6,6 +6,7 @@
 import type { Interceptor, OperationContext } from '../operation.js';
 import type { AuditLog } from './audit-log.js';
 import { buildAuditRecord } from './audit-record-builder.js';
+import { toolErrorText } from '../failure.js';
 
 export function createAuditInterceptor(audit: AuditLog): Interceptor {
   return async function auditStep<T>(ctx: OperationContext, next: () => Promise<T>): Promise<T> {
@@ -34,12 +35,4 @@ function base(ctx: OperationContext, startedAt: number) {
     startedAt,
     metadata: { transport: ctx.transport, jsonrpc_id: ctx.requestId ?? null },
   };
-}
-
-/** The text of a tool result that reports `isError: true`, else undefined. */
-function toolErrorText(result: unknown): string | undefined {
-  const r = result as { isError?: unknown; content?: Array<{ type?: string; text?: string }> } | undefined;
-  if (!r || r.isError !== true) return undefined;
-  const text = (r.content ?? []).filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text).join('\n');
-  return text || 'tool reported an error';
 }

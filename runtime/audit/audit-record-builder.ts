@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AuditMethod, AuditMetadata, AuditRecord } from '../../schemas/audit-record.js';
+import { errorMessage, errorType } from '../failure.js';
 
 export interface AuditRecordInput {
   sessionId: string;
@@ -68,21 +69,4 @@ function describeFailure(input: AuditRecordInput): { message: string; type: stri
   return null;
 }
 
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
 
-/** The class name (e.g. `McpError`, `BackendTimeoutError`), so audits can be grouped by failure kind. */
-function errorType(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const name = (error as { constructor?: { name?: unknown } }).constructor?.name;
-    if (typeof name === 'string' && name !== '' && name !== 'Object') return name;
-  }
-  return error instanceof Error ? error.name : 'UnknownError';
-}

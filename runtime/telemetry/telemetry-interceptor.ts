@@ -19,6 +19,7 @@ import type {
   OtelTracer,
 } from './otel-types.js';
 import type { Interceptor, OperationContext } from './types.js';
+import { errorMessage, errorType, isToolError } from '../failure.js';
 
 export const METRIC_REQUESTS = 'mcp.gateway.requests';
 export const METRIC_REQUEST_DURATION = 'mcp.gateway.request.duration';
@@ -66,25 +67,8 @@ export function createInstruments(
   };
 }
 
-function isToolError(result: unknown): boolean {
-  return (
-    typeof result === 'object' &&
-    result !== null &&
-    (result as { isError?: unknown }).isError === true
-  );
-}
 
-function errorMessage(err: unknown): string {
-  const message = (err as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(err);
-}
 
-function errorType(err: unknown): string {
-  if (err instanceof Error) return err.name || err.constructor.name || 'Error';
-  // Error-like objects ({ name, message }) keep their name.
-  const name = (err as { name?: unknown } | null)?.name;
-  return typeof name === 'string' && name !== '' ? name : typeof err;
-}
 
 /**
  * What recordException gets. The SDK uses an exception's `code` as
