@@ -65,3 +65,11 @@ export function toJsonRpcError(err: unknown): McpError {
   }
   return new McpError(RpcCode.InternalError, err instanceof Error ? err.message : String(err));
 }
+
+/**
+ * The body of an HTTP-level JSON-RPC error on the MCP endpoints (no session,
+ * unknown session, wrong method): the request had no id the error could name.
+ */
+export function jsonRpcErrorBody(code: number, message: string): { jsonrpc: '2.0'; error: { code: number; message: string }; id: null } {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}

@@ -5,11 +5,11 @@
  * its origin: exact whenever one client session at a time calls the backend.
  */
 import type { CallerContext } from './caller.js';
+import { IdleCounter } from './idle-counter.js';
 
 export class InFlightCalls {
   private readonly byBackend = new Map<string, CallerContext[]>();
-  private total = 0;
-  private idleWaiters: Array<() => void> = [];
+  private readonly counter = new IdleCounter();
 
   /** Registers a call; returns the function that ends it. */
   add(backend: string, caller: CallerContext): () => void {
@@ -19,12 +19,12 @@ export class InFlightCalls {
       this.byBackend.set(backend, list);
     }
     list.push(caller);
-    this.total++;
+    const end = this.counter.begin();
     return () => {
       const i = list.lastIndexOf(caller);
       if (i < 0) return;
       list.splice(i, 1);
-      if (--this.total === 0) this.notifyIdle();
+      end();
     };
   }
 
@@ -37,18 +37,11 @@ export class InFlightCalls {
   }
 
   get size(): number {
-    return this.total;
+    return this.counter.size;
   }
 
   /** Resolves when no call is in flight (at once if none is). */
   whenIdle(): Promise<void> {
-    if (this.total === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  private notifyIdle(): void {
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    return this.counter.whenIdle();
   }
 }

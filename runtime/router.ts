@@ -16,7 +16,7 @@ import {
 import type { BackendPool } from './backend-pool.js';
 import type { BackendBridge, BackendConnection } from './backend-connection.js';
 import { matchTemplate, type Route } from './capability-registry.js';
-import { compose, type Interceptor, type OperationContext, type OperationMethod } from './operation.js';
+import { compose, type Interceptor, type OperationContext, type OperationMethod, type OperationRunner } from './operation.js';
 import type { CallerContext, ForwardRequestOptions, JsonObject, ProgressHandler } from './caller.js';
 import { InFlightCalls } from './in-flight-calls.js';
 
@@ -29,16 +29,13 @@ export interface NotificationSink {
 export type FallbackRequestTarget = (request: JSONRPCRequest, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
 
 export class Router implements BackendBridge {
-  private run: <T>(ctx: OperationContext, last: () => Promise<T>) => Promise<T>;
+  private run: OperationRunner;
   private readonly inFlight = new InFlightCalls();
   notificationSink: NotificationSink = () => undefined;
   fallbackRequestTarget?: FallbackRequestTarget;
 
-  constructor(
-    private readonly pool: BackendPool,
-    interceptors: readonly Interceptor[] = [],
-  ) {
-    this.run = compose(interceptors);
+  constructor(private readonly pool: BackendPool) {
+    this.run = compose([]);
   }
 
   setInterceptors(interceptors: readonly Interceptor[]): void {

@@ -1,8 +1,9 @@
 /** One MCP client session on /mcp or /sse: its SDK Server, transport and activity clock. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { CallerTransport } from '../../runtime/operation.js';
 
-export type SessionTransport = 'streamable-http' | 'sse';
+export type SessionTransport = Exclude<CallerTransport, 'management'>;
 
 export class ClientSession {
   id = '';

@@ -38,6 +38,7 @@ import {
   type RequestInfo,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isJsonRpcMessage, serializeMessage } from '../../runtime/transports/json-rpc.js';
+import { jsonRpcErrorBody } from '../error-mapping.js';
 
 export interface NodeStreamableHttpOptions {
   sessionIdGenerator: () => string;
@@ -117,7 +118,7 @@ export class NodeStreamableHttpTransport implements Transport {
         return this.handleDelete(req, res);
       default:
         this.onerror?.(new Error('Method not allowed.'));
-        writeJson(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, { allow: 'GET, POST, DELETE' });
+        writeJson(res, 405, jsonRpcErrorBody(-32000, 'Method not allowed.'), { allow: 'GET, POST, DELETE' });
     }
   }
 
@@ -255,7 +256,7 @@ export class NodeStreamableHttpTransport implements Transport {
     this.closed = true;
     for (const stream of new Set(this.streams.values())) {
       this.finish(stream);
-      if (!stream.res.headersSent) stream.res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session closed' }, id: null }));
+      if (!stream.res.headersSent) writeJson(stream.res, 404, jsonRpcErrorBody(-32001, 'Session closed'));
       else stream.res.end();
     }
     this.streams.clear();
@@ -312,7 +313,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
   private fail(res: ServerResponse, status: number, code: number, message: string): void {
     this.onerror?.(new Error(message));
-    writeJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+    writeJson(res, status, jsonRpcErrorBody(code, message));
   }
 }
 

@@ -4,28 +4,16 @@
  * the answer, which is what a graceful shutdown must wait for.
  */
 import type { ServerResponse } from 'node:http';
+import { IdleCounter } from '../../runtime/idle-counter.js';
 
 export class RequestTracker {
-  private active = 0;
-  private waiters: Array<() => void> = [];
+  private readonly counter = new IdleCounter();
 
   track(res: ServerResponse): void {
-    this.active++;
-    res.once('close', () => {
-      if (--this.active === 0) {
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const w of waiters) w();
-      }
-    });
-  }
-
-  get size(): number {
-    return this.active;
+    res.once('close', this.counter.begin());
   }
 
   whenIdle(): Promise<void> {
-    if (this.active === 0) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.counter.whenIdle();
   }
 }

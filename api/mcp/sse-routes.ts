@@ -7,6 +7,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { ClientSession } from './client-session.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
+import { jsonRpcErrorBody } from '../error-mapping.js';
 
 export const SSE_MESSAGES_PATH = '/messages';
 
@@ -33,7 +34,7 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     const id = (req.query as { sessionId?: string }).sessionId;
     const transport = id ? transports.get(id) : undefined;
     if (!transport) {
-      return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: `Session not found: ${id ?? '(none)'}` }, id: null });
+      return reply.code(404).send(jsonRpcErrorBody(-32001, `Session not found: ${id ?? '(none)'}`));
     }
     ctx.sessions.get(id!)?.touch();
     reply.hijack();

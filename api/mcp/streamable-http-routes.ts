@@ -13,6 +13,7 @@ import { ClientSession } from './client-session.js';
 import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
+import { jsonRpcErrorBody } from '../error-mapping.js';
 
 interface Transported {
   session: ClientSession;
@@ -23,7 +24,7 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   const transports = new Map<string, Transported>();
 
   const rpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
-    reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
+    reply.code(status).send(jsonRpcErrorBody(code, message));
 
   const lookup = (req: FastifyRequest, reply: FastifyReply): Transported | undefined => {
     const id = req.headers['mcp-session-id'];

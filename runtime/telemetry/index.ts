@@ -1,4 +1,4 @@
-export type { Interceptor, McpMethod, OperationContext, Telemetry, TelemetryLogger } from './types.js';
+export type { Interceptor, OperationContext, Telemetry, TelemetryLogger } from './types.js';
 export {
   DEFAULT_METRIC_EXPORT_INTERVAL_MS,
   DEFAULT_SERVICE_NAME,

@@ -6,12 +6,10 @@
  * installed in the same chain as the audit step, so it must not declare a
  * look-alike of them. They are re-exported here for the module's users.
  */
-import type { Interceptor, OperationContext, OperationMethod } from '../operation.js';
+import type { Interceptor, OperationContext } from '../operation.js';
 
 export type { Interceptor, OperationContext };
 
-/** Alias kept for existing imports; the same type as `OperationMethod`. */
-export type McpMethod = OperationMethod;
 
 export interface TelemetryLogger {
   info(...a: any[]): void;
