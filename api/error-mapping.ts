@@ -5,12 +5,8 @@
  */
 import { ErrorCode as RpcCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BackendCallError, GatewayError, type ErrorCode } from '../schemas/errors.js';
+import type { ErrorBody } from '../schemas/api.js';
 
-export interface ErrorBody {
-  error: string;
-  message: string;
-  details: Record<string, unknown>;
-}
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
@@ -23,7 +19,6 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   prompt_not_found: 404,
   skill_not_found: 404,
   registry_not_found: 404,
-  capability_conflict: 409,
   hot_reload_disabled: 409,
   backend_unavailable: 503,
   skills_unavailable: 503,

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../runtime/logging/logger.js';
 import type { GatewayConfig } from '../schemas/config.js';
-import { GatewayError, type ConfigProblem, ConfigError, BackendNotFoundError } from '../schemas/errors.js';
+import { GatewayError, ConfigError, BackendNotFoundError } from '../schemas/errors.js';
 import type { BackendRecord } from '../schemas/records.js';
 import type { BackendPool } from '../runtime/backend-pool.js';
 import { loadConfigFile, type LoadedConfig, type SecretResolver } from './config-loader.js';
@@ -16,20 +16,18 @@ import { ConfigWatcher } from './config-watcher.js';
 import type { BackendState } from './backend-state.js';
 import { setCondition } from './conditions.js';
 import type { EventBus } from './event-bus.js';
+import type { ReloadResponse } from '../schemas/api.js';
 
 export type ServiceState = 'starting' | 'running' | 'shutting_down' | 'stopped';
 
-export interface ReloadResult {
-  reloaded: boolean;
-  backends_added: string[];
-  backends_removed: string[];
-  backends_changed: string[];
-  errors: ConfigProblem[];
-}
+/** The answer of POST /reload, typed from its API schema. */
+export type ReloadResult = ReloadResponse;
 
 export interface AggregateHealth {
   status: 'healthy' | 'degraded' | 'unhealthy';
   total: number;
+  /** Configured and not `enabled: false`. */
+  enabled: number;
   connected: number;
   healthy: number;
 }
@@ -146,8 +144,13 @@ export class GatewayController {
     return { reloaded: true, backends_added: diff.added, backends_removed: diff.removed, backends_changed: diff.changed, errors: [] };
   }
 
-  async reconnect(name: string): Promise<{ name: string; reconnected: boolean; error: string | null }> {
+  /** Throws BackendNotFoundError (404) unless the running config has this backend. */
+  requireBackend(name: string): void {
     if (!(name in this.config.backends)) throw new BackendNotFoundError(name);
+  }
+
+  async reconnect(name: string): Promise<{ name: string; reconnected: boolean; error: string | null }> {
+    this.requireBackend(name);
     const result = await this.reconciler.reconnect(name);
     return { name, ...result };
   }
@@ -178,7 +181,7 @@ export class GatewayController {
     // "Passing health checks": a backend never checked yet does not count.
     const healthy = records.filter((r) => r.phase === 'Ready' && r.health.status === 'healthy').length;
     const status = connected === 0 ? 'unhealthy' : healthy >= enabled ? 'healthy' : 'degraded';
-    return { status, total, connected, healthy };
+    return { status, total, enabled, connected, healthy };
   }
 
   async shutdown(): Promise<void> {

@@ -85,7 +85,6 @@ export const GroupsSchema = Type.Object({
 // --- capabilities (section 2.3) ---
 
 export const CAPABILITY_TYPES = ['tools', 'resources', 'prompts'] as const;
-export type CapabilityType = (typeof CAPABILITY_TYPES)[number];
 
 export const CapabilitiesQuerySchema = Type.Object({
   type: Type.Optional(StringEnum(CAPABILITY_TYPES, { description: 'Only this kind; the other lists are empty.' })),
@@ -144,14 +143,13 @@ export const SessionsSchema = Type.Object({
 
 // --- events (section 2.5) ---
 
-/** ISO 8601 date or date-time; the handler also checks that it denotes a real instant. */
-const ISO_DATE = '^\\d{4}-\\d{2}-\\d{2}([Tt ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?([Zz]|[+-]\\d{2}(:?\\d{2})?)?)?$';
 
 export const EVENTS_LIMIT_MAX = 1000;
 
 export const EventsQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: EVENTS_LIMIT_MAX, default: 100, description: 'Newest events kept.' }),
-  since: Type.Optional(Type.String({ pattern: ISO_DATE, description: 'ISO 8601; only events strictly after it.' })),
+  // Checked by the handler (api/management/iso-time.ts), which also rejects impossible dates.
+  since: Type.Optional(Type.String({ description: 'ISO 8601; only events strictly after it.' })),
   severity: Type.Optional(StringEnum(SEVERITIES)),
 });
 export type EventsQuery = Static<typeof EventsQuerySchema>;
@@ -174,6 +172,7 @@ export const ReloadSchema = Type.Object({
   backends_added: Type.Array(Type.String()),
   backends_removed: Type.Array(Type.String()),
   backends_changed: Type.Array(Type.String()),
+  // Same shape as ConfigProblem (schemas/errors.ts): what a reload could not accept.
   errors: Type.Array(
     Type.Object({
       path: Type.String({ description: 'Key path in the config file.' }),
@@ -211,7 +210,6 @@ export const RegistrySearchQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   registry: Type.Optional(Type.String({ description: 'Restrict to one registry by name.' })),
 });
-export type RegistrySearchQuery = Static<typeof RegistrySearchQuerySchema>;
 export const RegistryServerSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
@@ -277,3 +275,6 @@ export const ResourceReadSchema = Type.Object({
     }),
   ),
 });
+
+export type ReloadResponse = Static<typeof ReloadSchema>;
+export type SessionRecord = Static<typeof SessionRecordSchema>;

@@ -13,7 +13,6 @@ export type ErrorCode =
   | 'tool_not_found'
   | 'resource_not_found'
   | 'prompt_not_found'
-  | 'capability_conflict'
   | 'backend_unavailable'
   | 'backend_error'
   | 'backend_timeout'

@@ -22,6 +22,11 @@ export function fromFastifyError(err: FastifyError): GatewayError | undefined {
       const path = `${location}${v.instancePath}`;
       if (v.keyword === 'required') return { path: `${path}/${String(v.params.missingProperty)}`, message: 'is required' };
       if (v.keyword === 'enum') return { path, message: `must be one of: ${(v.params.allowedValues as string[]).join(', ')}` };
+      // A regex means nothing to a caller; the schema's description says what is expected.
+      if (v.keyword === 'pattern') {
+        const description = (v as { parentSchema?: { description?: string } }).parentSchema?.description;
+        return { path, message: description ? `is not valid (${description})` : 'is not in the expected format' };
+      }
       return { path, message: v.message ?? 'is invalid' };
     });
     const first = problems[0];

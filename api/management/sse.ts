@@ -47,10 +47,6 @@ export class EventStreams {
     });
   }
 
-  get size(): number {
-    return this.open.size;
-  }
-
   /** Ends every open stream (server shutdown). */
   closeAll(): void {
     for (const res of this.open) res.end();

@@ -7,7 +7,8 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 
-const common = { useDefaults: true, allErrors: false, strict: false } as const;
+// verbose: errors carry their schema, so a pattern failure can be explained by its description.
+const common = { useDefaults: true, allErrors: false, strict: false, verbose: true } as const;
 const coercing = new Ajv({ ...common, coerceTypes: true });
 const exact = new Ajv({ ...common, coerceTypes: false });
 

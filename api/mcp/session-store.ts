@@ -10,6 +10,7 @@ import type { ResourceSubscriptions } from '../../runtime/resource-subscriptions
 import type { JsonObject, ProgressHandler } from '../../runtime/caller.js';
 import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH } from '../../runtime/passthrough-schema.js';
+import type { SessionRecord } from '../../schemas/api.js';
 
 
 const LOG_SEVERITY: Record<LoggingLevel, number> = {
@@ -23,16 +24,6 @@ const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots'> 
   'roots/list': 'roots',
 };
 
-export interface SessionRecord {
-  id: string;
-  transport_type: string;
-  tool_count: number;
-  capability_snapshot: { tools: number; resources: number; prompts: number };
-  age_seconds: number;
-  idle_seconds: number;
-  ttl: number;
-  expired: boolean;
-}
 
 export class SessionStore {
   private readonly sessions = new Map<string, ClientSession>();

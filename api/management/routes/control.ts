@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { NameParamsSchema, ReauthSchema, ReconnectSchema, ReloadSchema, ShutdownBodySchema, ShutdownSchema } from '../../../schemas/api.js';
-import { BackendNotFoundError, GatewayError } from '../../../schemas/errors.js';
+import { GatewayError } from '../../../schemas/errors.js';
 import type { ManagementContext } from '../context.js';
 import { BAD_REQUEST, doc, errors } from '../route-doc.js';
 
@@ -43,7 +43,7 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
     },
     async (req) => {
       const { name } = req.params;
-      if (!(name in controller.config.backends)) throw new BackendNotFoundError(name);
+      controller.requireBackend(name);
       if (controller.state !== 'running') throw new GatewayError('service_unavailable', `The gateway is ${controller.state}`, { state: controller.state });
       // No backend carries outgoing authentication yet, so there is never a flow to start.
       const error = controller.config.feature_flags.outgoing_auth

@@ -44,9 +44,8 @@ export function healthRoutes(app: FastifyInstance, ctx: ManagementContext): void
 export function readiness(ctx: ManagementContext): { ready: boolean; reason: string } {
   const { controller } = ctx;
   if (controller.state !== 'running') return { ready: false, reason: `service is ${controller.state}` };
-  const enabled = Object.values(controller.config.backends).filter((b) => b.enabled !== false).length;
+  const { enabled, connected } = controller.aggregateHealth();
   if (enabled === 0) return { ready: true, reason: 'no backends configured' };
-  const { connected } = controller.aggregateHealth();
   if (connected === 0) return { ready: false, reason: `no backend connected yet (0 of ${enabled})` };
   return { ready: true, reason: `${connected} of ${enabled} backends connected` };
 }
