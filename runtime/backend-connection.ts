@@ -82,6 +82,16 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     this.spec = spec;
   }
 
+  /** Connect, initialize and first catalog load (config `timeouts.connect_s`, default 30 s). */
+  get connectTimeoutMs(): number {
+    return (this.spec.timeouts?.connect_s ?? 30) * 1000;
+  }
+
+  /** Every forwarded request (config `timeouts.request_s`, default 60 s). */
+  get requestTimeoutMs(): number {
+    return (this.spec.timeouts?.request_s ?? 60) * 1000;
+  }
+
   get serverCapabilities(): ServerCapabilities | undefined {
     return this.client?.getServerCapabilities();
   }
@@ -92,7 +102,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
 
   /** Connects, initializes and loads the catalog, within the connect timeout. */
   async connect(): Promise<void> {
-    const timeoutMs = (this.spec.timeouts?.connect_s ?? 30) * 1000;
+    const timeoutMs = this.connectTimeoutMs;
     const transport = createTransport(this.spec, {
       onstderr: (line) => this.log.debug({ backend: this.name, stream: 'stderr' }, line),
       onexit: ({ code, signal }) => {
@@ -197,7 +207,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     if (this.probing || this.closing || !this.connected) return;
     this.probing = true;
     try {
-      await this.request('ping', undefined, { timeoutMs: (this.spec.timeouts?.connect_s ?? 30) * 1000 });
+      await this.request('ping', undefined, { timeoutMs: this.connectTimeoutMs });
     } catch (err) {
       if (this.closing) return;
       this.exitReason = `backend unreachable: ${(err as Error).message} (after transport error: ${cause.message})`;
@@ -246,7 +256,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   }
 
   private async listAll(method: string, field: string): Promise<unknown[]> {
-    const timeoutMs = (this.spec.timeouts?.request_s ?? 60) * 1000;
+    const timeoutMs = this.requestTimeoutMs;
     const items: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {

@@ -10,6 +10,7 @@ import type { Logger } from './logging/logger.js';
 import type { BackendSpec } from '../schemas/config.js';
 import { BackendConnection, type BackendBridge } from './backend-connection.js';
 import { buildSnapshot, emptySnapshot, type ConflictPolicy, type RegistrySnapshot } from './capability-registry.js';
+import { listResultJson } from './transports/json-rpc.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
@@ -24,7 +25,7 @@ export class BackendPool extends EventEmitter<BackendPoolEvents> {
   private policy: ConflictPolicy = { strategy: 'prefix', separator: '_' };
   private specs = new Map<string, BackendSpec>();
   snapshot: RegistrySnapshot = emptySnapshot();
-  private signatures: Record<ListKind, string> = { tools: '[]', prompts: '[]', resources: '[][]' };
+  private signatures = signaturesOf(this.snapshot);
 
   constructor(
     private readonly bridge: BackendBridge,
@@ -82,14 +83,20 @@ export class BackendPool extends EventEmitter<BackendPoolEvents> {
         return { name, spec: this.specs.get(name) ?? conn.spec, catalog: conn.catalog };
       });
     const snapshot = buildSnapshot(inputs, this.policy);
-    const next: Record<ListKind, string> = {
-      tools: JSON.stringify(snapshot.lists.tools),
-      prompts: JSON.stringify(snapshot.lists.prompts),
-      resources: JSON.stringify(snapshot.lists.resources) + JSON.stringify(snapshot.lists.resourceTemplates),
-    };
+    const next = signaturesOf(snapshot);
     const changed = new Set<ListKind>((Object.keys(next) as ListKind[]).filter((k) => next[k] !== this.signatures[k]));
     this.signatures = next;
     this.snapshot = snapshot;
     this.emit('registry', snapshot, changed);
   }
+}
+
+/** What clients would be sent for each list: the same JSON the list responses are served from (computed once per snapshot). */
+function signaturesOf(snapshot: RegistrySnapshot): Record<ListKind, string> {
+  const { lists } = snapshot;
+  return {
+    tools: listResultJson('tools', lists.tools),
+    prompts: listResultJson('prompts', lists.prompts),
+    resources: listResultJson('resources', lists.resources) + listResultJson('resourceTemplates', lists.resourceTemplates),
+  };
 }

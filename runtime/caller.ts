@@ -25,5 +25,7 @@ export type ProgressHandler = (progress: { progress: number; total?: number; mes
 export interface ForwardRequestOptions {
   signal?: AbortSignal;
   /** Client progress token; when set, backend progress is relayed through `onprogress`. */
-  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  onprogress?: ProgressHandler;
+  /** Told which backend serves the request, once routing has chosen it. */
+  onBackend?: (backend: string) => void;
 }

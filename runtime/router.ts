@@ -86,7 +86,7 @@ export class Router implements BackendBridge {
   /** Sends a request straight to one backend (subscribe, unsubscribe, logging level). */
   async toBackend(backend: string, method: string, params: JsonObject | undefined, signal?: AbortSignal): Promise<JsonObject> {
     const conn = this.serving(backend);
-    return conn.request(method, params, { signal, timeoutMs: requestTimeoutMs(conn) });
+    return conn.request(method, params, { signal, timeoutMs: conn.requestTimeoutMs });
   }
 
   /** The connection now serving a backend, if any (its identity changes when the backend reconnects). */
@@ -159,10 +159,11 @@ export class Router implements BackendBridge {
 
   private async forward(route: Route, method: string, params: JsonObject, caller: CallerContext, opts: ForwardRequestOptions): Promise<JsonObject> {
     const conn = this.serving(route.backend);
+    opts.onBackend?.(route.backend);
     const outgoing = stripProgressToken(params);
     const release = this.inFlight.add(route.backend, caller);
     try {
-      return await conn.request(method, outgoing, { signal: opts.signal, timeoutMs: requestTimeoutMs(conn), onprogress: opts.onprogress });
+      return await conn.request(method, outgoing, { signal: opts.signal, timeoutMs: conn.requestTimeoutMs, onprogress: opts.onprogress });
     } finally {
       release();
     }
@@ -175,9 +176,6 @@ export class Router implements BackendBridge {
   }
 }
 
-function requestTimeoutMs(conn: BackendConnection): number {
-  return (conn.spec.timeouts?.request_s ?? 60) * 1000;
-}
 
 /**
  * The client's progress token means nothing to the backend: the SDK issues its

@@ -48,17 +48,18 @@ const listJson = new WeakMap<object, string>();
  */
 export function cachedListResult(field: string, list: readonly unknown[]): Record<string, unknown> {
   const result: Record<string, unknown> = { [field]: list };
-  Object.defineProperty(result, RESULT_JSON, {
-    value: () => {
-      let json = listJson.get(list);
-      if (json === undefined) {
-        json = JSON.stringify({ [field]: list });
-        listJson.set(list, json);
-      }
-      return json;
-    },
-  });
+  Object.defineProperty(result, RESULT_JSON, { value: () => listResultJson(field, list) });
   return result;
+}
+
+/** The JSON of `{ [field]: list }`, computed once per list array (the registry also compares lists by it). */
+export function listResultJson(field: string, list: readonly unknown[]): string {
+  let json = listJson.get(list);
+  if (json === undefined) {
+    json = JSON.stringify({ [field]: list });
+    listJson.set(list, json);
+  }
+  return json;
 }
 
 /** Serialises a JSON-RPC message, splicing in a result's cached JSON when it has one. */

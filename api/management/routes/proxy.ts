@@ -36,8 +36,8 @@ export function proxyRoutes(app: FastifyInstance, ctx: ManagementContext): void 
     { config: doc('proxy', 'Call a tool through the gateway'), schema: { body: ToolCallBodySchema, response: { 200: ToolCallSchema, ...callErrors('tool') } } },
     async (req, reply) => {
       const { tool, arguments: args } = req.body;
-      const backend = ctx.pool.snapshot.tools.get(tool)?.backend ?? '';
-      const result = await ctx.router.callTool(caller(req), { name: tool, arguments: args }, abortOnDisconnect(reply));
+      let backend = '';
+      const result = await ctx.router.callTool(caller(req), { name: tool, arguments: args }, { ...abortOnDisconnect(reply), onBackend: (b) => (backend = b) });
       const content = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
       return { tool, backend, content, isError: result.isError === true };
     },
@@ -51,8 +51,8 @@ export function proxyRoutes(app: FastifyInstance, ctx: ManagementContext): void 
     },
     async (req, reply) => {
       const { uri } = req.body;
-      const backend = ctx.router.resourceRoute(uri)?.backend ?? '';
-      const result = await ctx.router.readResource(caller(req), { uri }, abortOnDisconnect(reply));
+      let backend = '';
+      const result = await ctx.router.readResource(caller(req), { uri }, { ...abortOnDisconnect(reply), onBackend: (b) => (backend = b) });
       const contents = (Array.isArray(result.contents) ? (result.contents as JsonObject[]) : []).map((c) => ({
         uri: typeof c.uri === 'string' ? c.uri : uri,
         mimeType: typeof c.mimeType === 'string' ? c.mimeType : '',
