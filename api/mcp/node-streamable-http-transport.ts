@@ -37,7 +37,7 @@ import {
   type RequestId,
   type RequestInfo,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonRpcMessage, serializeMessage } from '../../runtime/transports/json-rpc.js';
+import { isJsonRpcMessage, isRequestMessage, isResponseMessage, mediaType, serializeMessage } from '../../runtime/transports/json-rpc.js';
 import { jsonRpcErrorBody } from '../error-mapping.js';
 
 export interface NodeStreamableHttpOptions {
@@ -80,8 +80,6 @@ interface PostStream {
 
 type Message = Record<string, unknown>;
 
-const isRequest = (m: Message): boolean => typeof m.method === 'string' && m.id !== undefined;
-const isResponse = (m: Message): boolean => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
 const isInitialize = (m: Message): boolean => m.method === 'initialize' && m.id !== undefined;
 
 export class NodeStreamableHttpTransport implements Transport {
@@ -127,7 +125,7 @@ export class NodeStreamableHttpTransport implements Transport {
     if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
       return this.fail(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
-    if (!isJsonContentType(req.headers['content-type'])) {
+    if (mediaType(req.headers['content-type']) !== 'application/json') {
       return this.fail(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     }
     if (body === undefined) return this.fail(res, 400, -32700, 'Parse error: Invalid JSON');
@@ -154,7 +152,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
     const extra = messageExtra(req);
     const ids: RequestId[] = [];
-    for (const m of msgs) if (isRequest(m)) ids.push(m.id as RequestId);
+    for (const m of msgs) if (isRequestMessage(m)) ids.push(m.id as RequestId);
     if (ids.length === 0) {
       res.writeHead(202).end();
       for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, extra);
@@ -219,7 +217,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const m = message as Message;
-    const response = isResponse(m);
+    const response = isResponseMessage(m);
     const requestId = response ? (m.id as RequestId) : options?.relatedRequestId;
     if (requestId === undefined) {
       if (response) throw new Error('Cannot send a response on a standalone SSE stream unless resuming a previous client request');
@@ -332,12 +330,6 @@ function writeEvent(res: ServerResponse, message: JSONRPCMessage): void {
   res.write(`event: message\ndata: ${serializeMessage(message)}\n\n`);
 }
 
-/** `application/json`, optionally with parameters (charset), case-insensitive: what the SDK accepts. */
-function isJsonContentType(ct: string | undefined): boolean {
-  if (!ct) return false;
-  const semi = ct.indexOf(';');
-  return (semi < 0 ? ct : ct.slice(0, semi)).trim().toLowerCase() === 'application/json';
-}
 
 /** What the SDK hands handlers as `extra.requestInfo` and `extra.authInfo`; the URL is built only if read. */
 function messageExtra(req: IncomingMessage & { auth?: AuthInfo }): MessageExtraInfo {

@@ -25,6 +25,21 @@ export function isJsonRpcMessage(m: unknown): m is JSONRPCMessage {
   return false;
 }
 
+type Envelope = Record<string, unknown>;
+
+/** A request (has a method and an id; a notification has no id). */
+export const isRequestMessage = (m: Envelope): boolean => typeof m.method === 'string' && m.id !== undefined;
+
+/** A response: a result or an error for an id. */
+export const isResponseMessage = (m: Envelope): boolean => m.method === undefined && m.id !== undefined && ('result' in m || 'error' in m);
+
+/** The media type of a Content-Type header, without parameters, lower-cased (`application/json; charset=utf-8` → `application/json`). */
+export function mediaType(contentType: string | undefined): string {
+  if (!contentType) return '';
+  const semi = contentType.indexOf(';');
+  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+}
+
 /** Parses one JSON-RPC message (or throws, as the SDK's zod parse would). */
 export function toJsonRpcMessage(value: unknown): JSONRPCMessage {
   if (!isJsonRpcMessage(value)) throw new Error(`Invalid JSON-RPC message: ${JSON.stringify(value)?.slice(0, 200)}`);

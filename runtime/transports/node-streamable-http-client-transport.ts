@@ -32,7 +32,7 @@ import https from 'node:https';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { toJsonRpcMessage } from './json-rpc.js';
+import { isRequestMessage, mediaType, toJsonRpcMessage } from './json-rpc.js';
 
 export interface NodeStreamableHttpClientOptions {
   /** Sent with every request (e.g. Authorization). */
@@ -126,7 +126,7 @@ export class NodeStreamableHttpClientTransport implements Transport {
         return;
       }
       const messages = Array.isArray(message) ? message : [message];
-      const hasRequests = messages.some((m) => 'method' in m && 'id' in m && m.id !== undefined);
+      const hasRequests = messages.some((m) => isRequestMessage(m as Record<string, unknown>));
       if (!hasRequests) {
         res.resume();
         return;
@@ -176,8 +176,7 @@ export class NodeStreamableHttpClientTransport implements Transport {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
-    const aborted = new Error('This operation was aborted');
-    aborted.name = 'AbortError';
+    const aborted = abortError();
     for (const req of this.inFlight) req.destroy(aborted);
     for (const res of this.responses) res.destroy(aborted);
     this.inFlight.clear();
@@ -427,11 +426,6 @@ function readText(res: IncomingMessage): Promise<string> {
   });
 }
 
-function mediaType(ct: string | undefined): string {
-  if (!ct) return '';
-  const semi = ct.indexOf(';');
-  return (semi < 0 ? ct : ct.slice(0, semi)).trim().toLowerCase();
-}
 
 function redirectTarget(res: IncomingMessage, from: URL): URL | undefined {
   const location = res.headers.location;
