@@ -190,20 +190,7 @@ export class GatewayController {
     this.events.emit({ stage: 'shutdown', message: 'gateway shutting down' });
     this.health.stop();
     await this.watcher?.stop();
-    await this.reconciler.stop();
-    await Promise.all(
-      [...this.reconciler.states.values()].map(async (st) => {
-        this.reconciler.setPhase(st, 'ShuttingDown', 'gateway shutdown');
-        const conn = st.conn;
-        st.conn = undefined;
-        if (conn) {
-          this.pool.detach(st.name);
-          st.state = 'disconnecting';
-          await conn.close();
-        }
-        st.state = 'disconnected';
-      }),
-    );
+    await this.reconciler.shutdown();
     this.state = 'stopped';
   }
 

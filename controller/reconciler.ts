@@ -159,6 +159,24 @@ export class Reconciler {
     for (const name of [...this.settledWaiters.keys()]) this.settle(name);
   }
 
+  /** Stops acting, then takes every backend to ShuttingDown and closes its connection (ending its processes). */
+  async shutdown(): Promise<void> {
+    await this.stop();
+    await Promise.all(
+      [...this.states.values()].map(async (st) => {
+        this.setPhase(st, 'ShuttingDown', 'gateway shutdown');
+        const conn = st.conn;
+        st.conn = undefined;
+        if (conn) {
+          this.pool.detach(st.name);
+          st.state = 'disconnecting';
+          await conn.close();
+        }
+        st.state = 'disconnected';
+      }),
+    );
+  }
+
   /** How long a connection must stay up before a later loss starts backoff afresh. */
   get stableAfterMs(): number {
     return this.opts.backoff.maxMs;
