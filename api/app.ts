@@ -3,7 +3,7 @@
  * the management API under `/manage/v1`, each an encapsulated plugin.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from '../runtime/logging/logger.js';
+import type { Logger } from '../runtime/observability/logging/logger.js';
 import { streamableHttpRoutes } from './mcp/streamable-http-routes.js';
 import { sseRoutes } from './mcp/sse-routes.js';
 import type { McpContext } from './mcp/mcp-context.js';

@@ -7,7 +7,6 @@ import { ErrorCode as RpcCode, McpError } from '@modelcontextprotocol/sdk/types.
 import { BackendCallError, GatewayError, type ErrorCode } from '../schemas/errors.js';
 import type { ErrorBody } from '../schemas/api.js';
 
-
 const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   bad_request: 400,

@@ -9,19 +9,19 @@ import { loadConfigFile, locateConfigFile, type LoadedConfig } from '../controll
 import { GatewayController } from '../controller/gateway-controller.js';
 import { EventBus } from '../controller/event-bus.js';
 import type { EventRecord } from '../schemas/records.js';
-import { BackendPool } from '../runtime/backend-pool.js';
-import { Router } from '../runtime/router.js';
-import { ResourceSubscriptions } from '../runtime/resource-subscriptions.js';
-import { AUDIT_LEVEL, createLogger, type Logger } from '../runtime/logging/logger.js';
-import { redactor } from '../runtime/logging/redactor.js';
+import { ServingBackends } from '../runtime/backends/serving-backends.js';
+import { Router } from '../runtime/routing/router.js';
+import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
+import { AUDIT_LEVEL, createLogger, type Logger } from '../runtime/observability/logging/logger.js';
+import { redactor } from '../runtime/observability/logging/redactor.js';
 import { SecretStore } from '../runtime/secrets/secret-store.js';
 import { EnvSecretProvider } from '../runtime/secrets/env-provider.js';
 import { EncryptedFileSecretProvider } from '../runtime/secrets/encrypted-file-provider.js';
 import { registerConfigSecrets } from '../runtime/secrets/register-config-secrets.js';
-import { AuditLog } from '../runtime/audit/audit-log.js';
-import { createAuditInterceptor } from '../runtime/audit/audit-interceptor.js';
-import { initTelemetry, type Telemetry } from '../runtime/telemetry/index.js';
-import type { Interceptor } from '../runtime/operation.js';
+import { AuditLog } from '../runtime/observability/audit/audit-log.js';
+import { createAuditInterceptor } from '../runtime/observability/audit/audit-interceptor.js';
+import { initTelemetry, type Telemetry } from '../runtime/observability/telemetry/index.js';
+import type { Interceptor } from '../runtime/routing/operation.js';
 import { SessionStore } from './mcp/session-store.js';
 import { RequestTracker } from './mcp/request-tracker.js';
 import { buildApp } from './app.js';
@@ -51,7 +51,7 @@ export class Gateway {
   private constructor(
     readonly app: FastifyInstance,
     readonly controller: GatewayController,
-    readonly pool: BackendPool,
+    readonly pool: ServingBackends,
     readonly router: Router,
     readonly sessions: SessionStore,
     private readonly requests: RequestTracker,
@@ -84,7 +84,7 @@ export class Gateway {
 
     // The pool hands backend-initiated traffic to the router, which needs the pool to route: tie the knot lazily.
     let router!: Router;
-    const pool = new BackendPool(
+    const pool = new ServingBackends(
       {
         onServerRequest: (backend, request, signal) => router.onServerRequest(backend, request, signal),
         onNotification: (backend, notification) => router.onNotification(backend, notification),

@@ -35,7 +35,7 @@ const { values } = parseArgs({
 });
 
 const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
-const name = values.name!;
+const name = values.name;
 
 const tools: Json[] = [
   {

@@ -33,11 +33,10 @@ const HUB_JS = join(ROOT, 'node_modules', 'mcp-hub', 'dist', 'cli.js');
 /** Scratch directory of this run (configs, audit files, mcp-hub's home). */
 export const work = mkdtempSync(join(tmpdir(), 'gw-bench-'));
 
-
 export function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
+  return sorted[i];
 }
 
 export function freePort(): Promise<number> {
@@ -71,7 +70,12 @@ export interface GatewayProc {
   startMs: number;
 }
 
-export async function startGateway(name: string, backends: Record<string, unknown>, extra: Record<string, unknown> = {}, nodeArgs: string[] = []): Promise<GatewayProc> {
+export async function startGateway(
+  name: string,
+  backends: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  nodeArgs: string[] = [],
+): Promise<GatewayProc> {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   const config = {
@@ -85,10 +89,12 @@ export async function startGateway(name: string, backends: Record<string, unknow
   const configPath = join(dir, 'config.yaml'); // JSON is YAML
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const started = performance.now();
-  const proc = startProcess(`gateway-${name}`, NODE, [...nodeArgs, GATEWAY_JS, 'server', '--config', configPath, '--port', '0', '--log-level', 'warn'], { cwd: dir });
+  const proc = startProcess(`gateway-${name}`, NODE, [...nodeArgs, GATEWAY_JS, 'server', '--config', configPath, '--port', '0', '--log-level', 'warn'], {
+    cwd: dir,
+  });
   const m = await proc.waitForLine(/Streamable HTTP\s+(http:\/\/\S+)\/mcp/, 120_000);
   const startMs = performance.now() - started;
-  return { proc, url: `${m[1]}/mcp`, base: m[1]!, startMs };
+  return { proc, url: `${m[1]}/mcp`, base: m[1], startMs };
 }
 
 export async function gatewayConnected(base: string): Promise<number | undefined> {
@@ -139,7 +145,8 @@ export async function startHub(name: string, servers: Record<string, unknown>): 
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (Date.now() > deadline) throw new Error(`mcp-hub not ready within 120 s\n${proc.stderr().slice(-3000)}`);
-    if (proc.child.exitCode !== null) throw new Error(`mcp-hub exited with ${proc.child.exitCode}\n${proc.stdout().slice(-3000)}\n${proc.stderr().slice(-3000)}`);
+    if (proc.child.exitCode !== null)
+      throw new Error(`mcp-hub exited with ${proc.child.exitCode}\n${proc.stdout().slice(-3000)}\n${proc.stderr().slice(-3000)}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/health`);
       const body = (await res.json()) as { state?: string; servers?: Array<{ status?: string }> };
@@ -189,8 +196,12 @@ export class LoadGen {
   /** Splits `clients` over the workers; returns the tool name the first worker resolved. */
   async connect(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promise<{ tool: string; tools: number }> {
     const share = (i: number) => Math.floor(cmd.clients / this.workers.length) + (i < cmd.clients % this.workers.length ? 1 : 0);
-    const first = await this.ask<{ tool: string; tools: number }>(this.workers[0]!, { ...cmd, clients: share(0) });
-    await Promise.all(this.workers.slice(1).map((w, i) => (share(i + 1) > 0 ? this.ask(w, { ...cmd, clients: share(i + 1), tool: first.tool, toolPattern: undefined }) : undefined)));
+    const first = await this.ask<{ tool: string; tools: number }>(this.workers[0], { ...cmd, clients: share(0) });
+    await Promise.all(
+      this.workers
+        .slice(1)
+        .map((w, i) => (share(i + 1) > 0 ? this.ask(w, { ...cmd, clients: share(i + 1), tool: first.tool, toolPattern: undefined }) : Promise.resolve())),
+    );
     return first;
   }
 
@@ -293,4 +304,3 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
     await lg.close();
   }
 }
-

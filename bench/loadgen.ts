@@ -78,7 +78,12 @@ class RawClient implements LoadClient {
   }
 
   async connect(): Promise<void> {
-    await this.post({ jsonrpc: '2.0', id: this.nextId++, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-raw', version: '1.0.0' } } });
+    await this.post({
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-raw', version: '1.0.0' } },
+    });
     await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 
@@ -123,7 +128,10 @@ class RawClient implements LoadClient {
           if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}: ${text}`));
           if (String(res.headers['content-type']).startsWith('text/event-stream')) {
             // An SSE answer (the SDK's server transport always streams): the event carrying the response.
-            const events = text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);
+            const events = text
+              .split('\n')
+              .filter((l) => l.startsWith('data:'))
+              .map((l) => JSON.parse(l.slice(5)) as Record<string, unknown>);
             return resolve(events.find((e) => 'result' in e || 'error' in e));
           }
           resolve(JSON.parse(text));
@@ -212,7 +220,7 @@ async function close(): Promise<void> {
 
 process.on('message', (msg: LoadCommand & { id: number }) => {
   const reply = (body: unknown) => process.send!({ id: msg.id, ...(body as object) });
-  const fail = (err: unknown) => reply({ error: err instanceof Error ? err.stack ?? err.message : String(err) });
+  const fail = (err: unknown) => reply({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   switch (msg.cmd) {
     case 'connect':
       connect(msg).then(reply, fail);

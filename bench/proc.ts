@@ -59,9 +59,9 @@ export function startProcess(name: string, command: string, args: string[], opts
   const waiters: Array<{ re: RegExp; resolve: (m: RegExpExecArray) => void }> = [];
   const onLine = (line: string) => {
     for (let i = waiters.length - 1; i >= 0; i--) {
-      const m = waiters[i]!.re.exec(line);
+      const m = waiters[i].re.exec(line);
       if (m) {
-        waiters[i]!.resolve(m);
+        waiters[i].resolve(m);
         waiters.splice(i, 1);
       }
     }
@@ -95,7 +95,10 @@ export function startProcess(name: string, command: string, args: string[], opts
     exited,
     waitForLine(re, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${name}: no line matching ${re} within ${timeoutMs} ms\nstdout: ${out.slice(-2000)}\nstderr: ${err.slice(-2000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`${name}: no line matching ${re} within ${timeoutMs} ms\nstdout: ${out.slice(-2000)}\nstderr: ${err.slice(-2000)}`)),
+          timeoutMs,
+        );
         waiters.push({
           re,
           resolve: (m) => {

@@ -37,7 +37,7 @@ function bucketOf(url: string, fn: string): string {
   const nm = url.lastIndexOf('node_modules/');
   if (nm >= 0) {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
-    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
   }
   if (url.startsWith('node:')) return url;
   const dist = url.indexOf('/dist/');
@@ -50,7 +50,8 @@ export function summarize(file: string, skipMs = 0, top = 35): string {
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const key = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${bucketOf(n.callFrame.url, n.callFrame.functionName)}:${n.callFrame.lineNumber + 1}`;
+  const key = (n: ProfileNode) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${bucketOf(n.callFrame.url, n.callFrame.functionName)}:${n.callFrame.lineNumber + 1}`;
   const self = new Map<string, number>();
   const incl = new Map<string, number>();
   const buckets = new Map<string, number>();
@@ -61,7 +62,7 @@ export function summarize(file: string, skipMs = 0, top = 35): string {
     const dt = prof.timeDeltas[i] ?? 0;
     elapsed += dt;
     if (elapsed < skipMs * 1000) continue;
-    const node = byId.get(prof.samples[i]!)!;
+    const node = byId.get(prof.samples[i])!;
     const fn = node.callFrame.functionName;
     if (fn === '(idle)') {
       idle += dt;
@@ -100,7 +101,7 @@ export function summarize(file: string, skipMs = 0, top = 35): string {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === '--summarize') {
-    console.log(summarize(args[1]!, Number(args[2] ?? 0)));
+    console.log(summarize(args[1], Number(args[2] ?? 0)));
     return;
   }
   const target = args[0] ?? 'gateway-http';
@@ -111,17 +112,20 @@ async function main(): Promise<void> {
   mkdirSync(profDir, { recursive: true });
   const backend = await startHttpBackend('h', 'bench');
   const spawnedAt = performance.now();
-  const gw = await startGateway(
-    'profile',
-    { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...backendCmd(['--name', 's']) } },
-    {},
-    ['--cpu-prof', '--cpu-prof-dir', profDir],
-  );
+  const gw = await startGateway('profile', { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...backendCmd(['--name', 's']) } }, {}, [
+    '--cpu-prof',
+    '--cpu-prof-dir',
+    profDir,
+  ]);
   const lg = new LoadGen(1);
   // Leave start-up, session set-up and warm-up out of the summary.
   const skipMs = performance.now() - spawnedAt + 1500;
   try {
-    const row = await loadPhase(lg, { name: target, transport: 'streamable-http', url: gw.url, tool: target === 'gateway-stdio' ? 's_echo' : 'h_echo', serverPid: () => [gw.proc.pid] }, clients);
+    const row = await loadPhase(
+      lg,
+      { name: target, transport: 'streamable-http', url: gw.url, tool: target === 'gateway-stdio' ? 's_echo' : 'h_echo', serverPid: () => [gw.proc.pid] },
+      clients,
+    );
     console.log(JSON.stringify(row));
   } finally {
     lg.stop();

@@ -57,7 +57,7 @@ const f = (v: number | null | undefined, d = 0) => (v === null || v === undefine
 
 function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -145,18 +145,53 @@ async function overhead(results: Results, lg: LoadGen): Promise<void> {
     { name: 'gateway-http', transport: 'streamable-http', url: gw.url, tool: 'h_echo', serverPid: () => [gw.proc.pid], backendPid: () => [backend.proc.pid] },
     { name: 'gateway-stdio', transport: 'streamable-http', url: gw.url, tool: 's_echo', serverPid: () => [gw.proc.pid], backendPid: gwBackendPids },
     // The same gateway driven by bare HTTP requests instead of SDK clients (see loadgen.ts, raw-http).
-    { name: 'gateway-http-rawclient', transport: 'raw-http', url: gw.url, tool: 'h_echo', serverPid: () => [gw.proc.pid], backendPid: () => [backend.proc.pid] },
+    {
+      name: 'gateway-http-rawclient',
+      transport: 'raw-http',
+      url: gw.url,
+      tool: 'h_echo',
+      serverPid: () => [gw.proc.pid],
+      backendPid: () => [backend.proc.pid],
+    },
     { name: 'gateway-stdio-rawclient', transport: 'raw-http', url: gw.url, tool: 's_echo', serverPid: () => [gw.proc.pid], backendPid: gwBackendPids },
     ...(gwNoAudit
       ? [
-          { name: 'gateway-http-noaudit', transport: 'streamable-http' as const, url: gwNoAudit.url, tool: 'h_echo', serverPid: () => [gwNoAudit.proc.pid], backendPid: () => [backend.proc.pid] },
-          { name: 'gateway-stdio-noaudit', transport: 'streamable-http' as const, url: gwNoAudit.url, tool: 's_echo', serverPid: () => [gwNoAudit.proc.pid], backendPid: () => childPids(gwNoAudit.proc.pid) },
+          {
+            name: 'gateway-http-noaudit',
+            transport: 'streamable-http' as const,
+            url: gwNoAudit.url,
+            tool: 'h_echo',
+            serverPid: () => [gwNoAudit.proc.pid],
+            backendPid: () => [backend.proc.pid],
+          },
+          {
+            name: 'gateway-stdio-noaudit',
+            transport: 'streamable-http' as const,
+            url: gwNoAudit.url,
+            tool: 's_echo',
+            serverPid: () => [gwNoAudit.proc.pid],
+            backendPid: () => childPids(gwNoAudit.proc.pid),
+          },
         ]
       : []),
     ...(hub
       ? [
-          { name: 'mcp-hub-http', transport: 'sse' as const, url: hub.url, toolPattern: '^h[^a-z0-9]*echo$', serverPid: () => [hub.proc.pid], backendPid: () => [backend.proc.pid] },
-          { name: 'mcp-hub-stdio', transport: 'sse' as const, url: hub.url, toolPattern: '^s[^a-z0-9]*echo$', serverPid: () => [hub.proc.pid], backendPid: hubBackendPids },
+          {
+            name: 'mcp-hub-http',
+            transport: 'sse' as const,
+            url: hub.url,
+            toolPattern: '^h[^a-z0-9]*echo$',
+            serverPid: () => [hub.proc.pid],
+            backendPid: () => [backend.proc.pid],
+          },
+          {
+            name: 'mcp-hub-stdio',
+            transport: 'sse' as const,
+            url: hub.url,
+            toolPattern: '^s[^a-z0-9]*echo$',
+            serverPid: () => [hub.proc.pid],
+            backendPid: hubBackendPids,
+          },
         ]
       : []),
   ];
@@ -251,7 +286,7 @@ async function toolsList(results: Results, lg: LoadGen): Promise<void> {
 }
 
 async function startup(results: Results): Promise<void> {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const out: Record<string, unknown> = { repeat: STARTUP_REPEAT };
   const variants: Array<{ label: string; cmd: (i: number) => { command: string; args: string[] } }> = [
     { label: 'bench-backend', cmd: (i) => backendCmd(['--name', `b${i}`]) },
@@ -304,7 +339,9 @@ async function startup(results: Results): Promise<void> {
     out[v.label] = res;
     console.log(
       `${v.label}: gateway alone ${f(base)} ms, 1 backend ${f(g1)} ms, ${SCALE_BACKENDS} backends ${f(g20)} ms (${f(res.ratio as number, 2)}x; backend part ${f(res.ratio_backend_part as number, 2)}x)` +
-        (res.mcp_hub_1_ms !== undefined ? `; mcp-hub 1: ${f(res.mcp_hub_1_ms as number)} ms, ${SCALE_BACKENDS}: ${f(res[`mcp_hub_${SCALE_BACKENDS}_ms`] as number)} ms` : ''),
+        (res.mcp_hub_1_ms !== undefined
+          ? `; mcp-hub 1: ${f(res.mcp_hub_1_ms as number)} ms, ${SCALE_BACKENDS}: ${f(res[`mcp_hub_${SCALE_BACKENDS}_ms`] as number)} ms`
+          : ''),
     );
   }
   results.startup = out;
@@ -316,25 +353,49 @@ function evaluate(results: Results): void {
   for (const kind of ['http', 'stdio', 'http-noaudit', 'stdio-noaudit', 'http-rawclient', 'stdio-rawclient']) {
     for (const clients of CLIENT_COUNTS) {
       const g = row(`gateway-${kind}`, clients);
-      if (g) t.push({ target: `gateway CPU per proxied call (${kind}, ${clients} clients)`, limit: '<= 250 µs', measured: `${f(g.server_cpu_us_per_call)} µs`, met: (g.server_cpu_us_per_call ?? Infinity) <= 250 });
+      if (g)
+        t.push({
+          target: `gateway CPU per proxied call (${kind}, ${clients} clients)`,
+          limit: '<= 250 µs',
+          measured: `${f(g.server_cpu_us_per_call)} µs`,
+          met: (g.server_cpu_us_per_call ?? Infinity) <= 250,
+        });
     }
   }
   for (const kind of ['http', 'stdio', 'http-rawclient']) {
     const g = row(`gateway-${kind}`, 1);
     const d = row(`direct-${kind}`, 1);
     const note = kind === 'stdio' ? ' (direct has no HTTP hop)' : '';
-    if (g && d) t.push({ target: `p50 added over direct, 1 client (${kind})${note}`, limit: '<= 0.300 ms', measured: `${f(g.p50_ms - d.p50_ms, 3)} ms`, met: g.p50_ms - d.p50_ms <= 0.3 });
+    if (g && d)
+      t.push({
+        target: `p50 added over direct, 1 client (${kind})${note}`,
+        limit: '<= 0.300 ms',
+        measured: `${f(g.p50_ms - d.p50_ms, 3)} ms`,
+        met: g.p50_ms - d.p50_ms <= 0.3,
+      });
   }
   for (const kind of ['http', 'stdio']) {
     const g = row(`gateway-${kind}`, 16);
     const h = row(`mcp-hub-${kind}`, 16);
-    if (g && h) t.push({ target: `throughput vs mcp-hub, 16 clients (${kind})`, limit: '>= 2.0x', measured: `${f(g.calls_per_s / h.calls_per_s, 2)}x`, met: g.calls_per_s / h.calls_per_s >= 2 });
+    if (g && h)
+      t.push({
+        target: `throughput vs mcp-hub, 16 clients (${kind})`,
+        limit: '>= 2.0x',
+        measured: `${f(g.calls_per_s / h.calls_per_s, 2)}x`,
+        met: g.calls_per_s / h.calls_per_s >= 2,
+      });
   }
   const s = results.sessions?.gateway as { delta_mb: number } | undefined;
   if (s) t.push({ target: `RSS of ${IDLE_SESSIONS} idle sessions`, limit: '<= 50 MB', measured: `${f(s.delta_mb, 1)} MB`, met: s.delta_mb <= 50 });
   for (const label of ['bench-backend', 'sdk-fixture']) {
     const st = results.startup?.[label] as { ratio: number; ratio_backend_part: number } | undefined;
-    if (st) t.push({ target: `start to all-Ready, ${SCALE_BACKENDS} vs 1 stdio backends (${label})`, limit: '<= 2.0x', measured: `${f(st.ratio, 2)}x (backend part ${f(st.ratio_backend_part, 2)}x)`, met: st.ratio <= 2 });
+    if (st)
+      t.push({
+        target: `start to all-Ready, ${SCALE_BACKENDS} vs 1 stdio backends (${label})`,
+        limit: '<= 2.0x',
+        measured: `${f(st.ratio, 2)}x (backend part ${f(st.ratio_backend_part, 2)}x)`,
+        met: st.ratio <= 2,
+      });
   }
   results.targets = t;
 }
@@ -346,10 +407,20 @@ async function main(): Promise<void> {
   const results: Results = {
     started_at: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? '', node: process.version, clk_tck: CLK_TCK, loadavg_before: loadAverage() },
-    settings: { seconds: SECONDS, warmup: WARMUP, clients: CLIENT_COUNTS, workers: WORKERS, audit: AUDIT, idle_sessions: IDLE_SESSIONS, sections: [...SECTIONS] },
+    settings: {
+      seconds: SECONDS,
+      warmup: WARMUP,
+      clients: CLIENT_COUNTS,
+      workers: WORKERS,
+      audit: AUDIT,
+      idle_sessions: IDLE_SESSIONS,
+      sections: [...SECTIONS],
+    },
     overhead: [],
   };
-  console.log(`bench: ${SECONDS}s per phase (+${WARMUP}s warm-up), ${WORKERS} load generator process(es), ${cpus().length} CPUs, load average ${loadAverage().join(' ')}`);
+  console.log(
+    `bench: ${SECONDS}s per phase (+${WARMUP}s warm-up), ${WORKERS} load generator process(es), ${cpus().length} CPUs, load average ${loadAverage().join(' ')}`,
+  );
   const lg = new LoadGen(WORKERS);
   try {
     if (SECTIONS.has('overhead')) {
@@ -386,7 +457,12 @@ async function main(): Promise<void> {
     console.log(overheadTable(results.tools_list.rows));
   }
   console.log('\n# Targets');
-  console.log(table(['target', 'limit', 'measured', 'met'], (results.targets ?? []).map((x) => [x.target, x.limit, x.measured, x.met ? 'yes' : 'NO'])));
+  console.log(
+    table(
+      ['target', 'limit', 'measured', 'met'],
+      (results.targets ?? []).map((x) => [x.target, x.limit, x.measured, x.met ? 'yes' : 'NO']),
+    ),
+  );
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${results.started_at.replace(/[:.]/g, '-')}.json`);

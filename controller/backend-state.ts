@@ -5,7 +5,7 @@
  */
 import type { BackendSpec } from '../schemas/config.js';
 import type { BackendRecord, Condition, ConnectionState, HealthStatus, Phase } from '../schemas/records.js';
-import type { BackendConnection } from '../runtime/backend-connection.js';
+import type { BackendConnection } from '../runtime/backends/backend-connection.js';
 import { setCondition } from './conditions.js';
 
 export class BackendState {

@@ -5,14 +5,7 @@
  */
 import type { Condition, ConditionType } from '../schemas/records.js';
 
-export function setCondition(
-  conditions: Condition[],
-  type: ConditionType,
-  status: boolean,
-  reason: string,
-  message: string,
-  now = new Date(),
-): boolean {
+export function setCondition(conditions: Condition[], type: ConditionType, status: boolean, reason: string, message: string, now = new Date()): boolean {
   const existing = conditions.find((c) => c.type === type);
   if (!existing) {
     conditions.push({ type, status, reason, message, last_transition: now.toISOString() });

@@ -43,9 +43,7 @@ export function locateConfigFile(explicit?: string, cwd = process.cwd()): string
 // or `enabled: ${FLAG:-true}` must be turned into the number/boolean the schema wants.
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: true });
 const validateConfig = ajv.compile(ConfigSchema);
-const validateBackendByType = Object.fromEntries(
-  BACKEND_TYPES.map((t) => [t, ajv.compile(BackendSchemaByType[t])]),
-) as Record<BackendType, ValidateFunction>;
+const validateBackendByType = Object.fromEntries(BACKEND_TYPES.map((t) => [t, ajv.compile(BackendSchemaByType[t])])) as Record<BackendType, ValidateFunction>;
 
 export function loadConfigFile(filePath: string, opts: { env?: NodeJS.ProcessEnv; resolveSecrets?: SecretResolver } = {}): LoadedConfig {
   let text: string;
@@ -64,11 +62,11 @@ export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; r
     const problems = doc.errors.map((e) => {
       // `linePos` is only filled in with prettyErrors; the offset always is.
       const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-      return { path: '', message: e.message.split('\n')[0]!, line: pos?.line, column: pos?.col };
+      return { path: '', message: e.message.split('\n')[0], line: pos?.line, column: pos?.col };
     });
     throw new ConfigError(formatProblems('YAML syntax error', problems), problems);
   }
-  const raw = doc.toJS() ?? {};
+  const raw: unknown = doc.toJS() ?? {};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     const problems = [{ path: '', message: 'the top level must be a mapping' }];
     throw new ConfigError(formatProblems('Invalid config', problems), problems);
@@ -152,7 +150,10 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
 }
 
 function toProblem(e: ErrorObject, base: string): ConfigProblem {
-  const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));
   if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
   const path = [base, ...segments].filter(Boolean).join('.');

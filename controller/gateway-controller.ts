@@ -3,11 +3,11 @@
  * (per-backend records), and keeps them converging through the reconcile
  * loop, the health monitor and, with hot reload on, the config file watcher.
  */
-import type { Logger } from '../runtime/logging/logger.js';
+import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { GatewayConfig } from '../schemas/config.js';
 import { GatewayError, ConfigError, BackendNotFoundError } from '../schemas/errors.js';
 import type { BackendRecord } from '../schemas/records.js';
-import type { BackendPool } from '../runtime/backend-pool.js';
+import type { ServingBackends } from '../runtime/backends/serving-backends.js';
 import { loadConfigFile, type LoadedConfig, type SecretResolver } from './config-loader.js';
 import { diffBackends } from './desired-state.js';
 import { Reconciler, type ReconcilerOptions } from './reconciler.js';
@@ -44,13 +44,17 @@ export class GatewayController {
 
   constructor(
     public loaded: LoadedConfig,
-    private readonly pool: BackendPool,
+    private readonly pool: ServingBackends,
     readonly events: EventBus,
     private readonly log: Logger,
     private readonly resolveSecrets?: SecretResolver,
   ) {
     this.reconciler = new Reconciler(pool, events, log, this.reconcilerOptions(loaded.config));
-    this.health = new HealthMonitor(() => this.reconciler.states.values(), (st, r) => this.onHealth(st, r), healthPolicy(loaded.config));
+    this.health = new HealthMonitor(
+      () => this.reconciler.states.values(),
+      (st, r) => this.onHealth(st, r),
+      healthPolicy(loaded.config),
+    );
     pool.on('registry', (snapshot) => this.reconciler.syncConflicts(snapshot.rejected));
   }
 
@@ -108,9 +112,11 @@ export class GatewayController {
     // Reloads are serialised: a second request waits for the first and then reads the file afresh.
     // A failed reload must neither reject the next one nor go unhandled here.
     const run = (this.reloading ?? Promise.resolve()).then(() => this.reloadNow(trigger));
-    const settled = run.catch(() => undefined).finally(() => {
-      if (this.reloading === settled) this.reloading = undefined;
-    });
+    const settled = run
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.reloading === settled) this.reloading = undefined;
+      });
     this.reloading = settled;
     return run;
   }
@@ -233,13 +239,19 @@ export class GatewayController {
     if (r.status === 'healthy') {
       setCondition(st.conditions, 'HealthCheckFailed', false, 'HealthCheckPassed', `ping answered in ${r.latencyMs} ms`);
       setCondition(st.conditions, 'Ready', true, 'Connected', 'healthy');
-      if (st.phase === 'Degraded') this.events.emit({ stage: 'health_recovered', backend: st.name, message: `${st.name} is healthy again (${r.latencyMs} ms)` });
+      if (st.phase === 'Degraded')
+        this.events.emit({ stage: 'health_recovered', backend: st.name, message: `${st.name} is healthy again (${r.latencyMs} ms)` });
       this.reconciler.setPhase(st, 'Ready', 'health check passed');
     } else if (r.status === 'degraded') {
       setCondition(st.conditions, 'HealthCheckFailed', true, 'SlowResponse', `ping took ${r.latencyMs} ms (degraded above ${threshold} ms)`);
       setCondition(st.conditions, 'Ready', true, 'Degraded', 'serving, but slow');
       if (st.phase !== 'Degraded') {
-        this.events.emit({ stage: 'health_degraded', backend: st.name, severity: 'warning', message: `${st.name} is slow: ping ${r.latencyMs} ms > ${threshold} ms` });
+        this.events.emit({
+          stage: 'health_degraded',
+          backend: st.name,
+          severity: 'warning',
+          message: `${st.name} is slow: ping ${r.latencyMs} ms > ${threshold} ms`,
+        });
       }
       this.reconciler.setPhase(st, 'Degraded', 'slow health check', 'warning');
     } else {
@@ -249,7 +261,6 @@ export class GatewayController {
     }
   }
 }
-
 
 function healthPolicy(c: GatewayConfig): HealthPolicy {
   return { intervalMs: c.health.interval_s * 1000, timeoutMs: c.health.timeout_s * 1000, degradedLatencyMs: c.health.degraded_latency_ms };

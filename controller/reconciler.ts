@@ -6,11 +6,11 @@
  * (connect, disconnect) run through a p-queue bounded in concurrency and rate.
  */
 import PQueue from 'p-queue';
-import type { Logger } from '../runtime/logging/logger.js';
+import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { BackendSpec } from '../schemas/config.js';
 import type { Phase } from '../schemas/records.js';
-import type { BackendPool } from '../runtime/backend-pool.js';
-import type { BackendConnection } from '../runtime/backend-connection.js';
+import type { ServingBackends } from '../runtime/backends/serving-backends.js';
+import type { BackendConnection } from '../runtime/backends/backend-connection.js';
 import { BackendState } from './backend-state.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import { setCondition } from './conditions.js';
@@ -37,7 +37,7 @@ export class Reconciler {
   private readonly settledWaiters = new Map<string, Array<() => void>>();
 
   constructor(
-    private readonly pool: BackendPool,
+    private readonly pool: ServingBackends,
     private readonly events: EventBus,
     private readonly log: Logger,
     private opts: ReconcilerOptions,
@@ -210,7 +210,7 @@ export class Reconciler {
     if (desired.enabled === false) {
       clearTimeout(st.retryTimer);
       st.forceReconnect = false;
-      if (st.conn) this.act(st, () => this.disconnect(st!, 'disabled in config', 'Disabled'));
+      if (st.conn) this.act(st, () => this.disconnect(st, 'disabled in config', 'Disabled'));
       else {
         st.state = 'disconnected';
         st.error = null;
@@ -224,11 +224,16 @@ export class Reconciler {
       if (st.forceReconnect || !sameConnection(st.connectedSpec!, desired)) {
         const why = st.forceReconnect ? 'manual reconnect' : 'configuration changed';
         if (!st.forceReconnect) {
-          this.events.emit({ stage: 'reconnect', backend: name, message: `${name} reconnects: its connection settings changed`, details: { trigger: 'config' } });
+          this.events.emit({
+            stage: 'reconnect',
+            backend: name,
+            message: `${name} reconnects: its connection settings changed`,
+            details: { trigger: 'config' },
+          });
         }
         this.act(st, async () => {
-          await this.disconnect(st!, why);
-          await this.connect(st!, desired);
+          await this.disconnect(st, why);
+          await this.connect(st, desired);
         });
       } else {
         this.settle(name);
@@ -240,7 +245,7 @@ export class Reconciler {
       this.armRetryTimer(st, wait);
       return;
     }
-    this.act(st, () => this.connect(st!, desired));
+    this.act(st, () => this.connect(st, desired));
   }
 
   /** Runs an action through the bounded queue; reconciles again if anything changed meanwhile. */
@@ -285,7 +290,13 @@ export class Reconciler {
       }
       st.attempts += 1;
       this.setPhase(st, 'Failed', reason, 'error');
-      this.events.emit({ stage: 'error', backend: st.name, severity: 'error', message: `${st.name} failed to connect: ${reason}`, details: { attempt: st.attempts } });
+      this.events.emit({
+        stage: 'error',
+        backend: st.name,
+        severity: 'error',
+        message: `${st.name} failed to connect: ${reason}`,
+        details: { attempt: st.attempts },
+      });
       this.scheduleRetry(st, 'ConnectFailed', reason);
       return;
     }
@@ -358,7 +369,13 @@ export class Reconciler {
     st.nextAttemptAt = Date.now() + delay;
     const at = new Date(st.nextAttemptAt).toISOString();
     setCondition(st.conditions, 'Ready', false, cause, `${reason}; next attempt at ${at} (in ${delay} ms, attempt ${st.attempts + 1})`);
-    this.events.emit({ stage: 'retry_scheduled', backend: st.name, severity: 'warning', message: `${st.name}: retry in ${delay} ms`, details: { delay_ms: delay, next_attempt_at: at, attempt: st.attempts + 1 } });
+    this.events.emit({
+      stage: 'retry_scheduled',
+      backend: st.name,
+      severity: 'warning',
+      message: `${st.name}: retry in ${delay} ms`,
+      details: { delay_ms: delay, next_attempt_at: at, attempt: st.attempts + 1 },
+    });
     this.armRetryTimer(st, delay);
     // Inside an action, act() settles once the action is over (a dirty backend has more to do first).
     if (!st.busy) this.settle(st.name);

@@ -8,8 +8,7 @@ import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js
 
 const Int = (opts: object = {}) => Type.Integer(opts);
 /** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
-const StringEnum = <T extends readonly string[]>(values: T, opts: object = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
+const StringEnum = <T extends readonly string[]>(values: T, opts: object = {}) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
 const FreeObject = (description?: string) => Type.Record(Type.String(), Type.Unknown(), description ? { description } : {});
 
 // --- errors (section 7) ---
@@ -143,7 +142,6 @@ export const SessionsSchema = Type.Object({
 
 // --- events (section 2.5) ---
 
-
 export const EVENTS_LIMIT_MAX = 1000;
 
 export const EventsQuerySchema = Type.Object({
@@ -197,9 +195,7 @@ export const ReauthSchema = Type.Object({
 });
 
 export const ShutdownBodySchema = Type.Object({
-  timeout_seconds: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Seconds to wait for in-flight requests; default server.shutdown_timeout_s.' }),
-  ),
+  timeout_seconds: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds to wait for in-flight requests; default server.shutdown_timeout_s.' })),
 });
 export const ShutdownSchema = Type.Object({ shutting_down: Type.Boolean() });
 
@@ -253,10 +249,9 @@ export const ToolCallBodySchema = Type.Object({
 export const ToolCallSchema = Type.Object({
   tool: Type.String(),
   backend: Type.String(),
-  content: Type.Array(
-    Type.Object({ type: Type.String(), text: Type.Optional(Type.String()) }, { additionalProperties: true }),
-    { description: 'Content items as the backend returned them; text items carry `text`.' },
-  ),
+  content: Type.Array(Type.Object({ type: Type.String(), text: Type.Optional(Type.String()) }, { additionalProperties: true }), {
+    description: 'Content items as the backend returned them; text items carry `text`.',
+  }),
   isError: Type.Boolean({ description: 'A tool-level failure reported by the backend (status stays 200).' }),
 });
 

@@ -8,11 +8,9 @@
 import { Type, type Static, type TSchema, type TProperties } from '@sinclair/typebox';
 
 /** A closed object whose missing value defaults to `{}` so nested defaults apply. */
-const Section = <T extends TProperties>(props: T, description: string) =>
-  Type.Object(props, { additionalProperties: false, default: {}, description });
+const Section = <T extends TProperties>(props: T, description: string) => Type.Object(props, { additionalProperties: false, default: {}, description });
 
-const StringMap = (description: string) =>
-  Type.Record(Type.String(), Type.String(), { description });
+const StringMap = (description: string) => Type.Record(Type.String(), Type.String(), { description });
 
 const GlobList = Type.Array(Type.String({ minLength: 1 }), {
   description: 'Glob patterns on the original capability names at the backend.',
@@ -134,7 +132,10 @@ export const ConfigSchema = Type.Object(
     }),
     conflict_resolution: Section(
       {
-        strategy: Type.Union(CONFLICT_STRATEGIES.map((s) => Type.Literal(s)), { default: 'prefix' }),
+        strategy: Type.Union(
+          CONFLICT_STRATEGIES.map((s) => Type.Literal(s)),
+          { default: 'prefix' },
+        ),
         separator: Type.String({ default: '_' }),
       },
       'What happens when two backends expose the same tool or prompt name.',

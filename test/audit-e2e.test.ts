@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AuditRecord } from '../schemas/audit-record.js';
-import { AUDIT_LEVEL } from '../runtime/logging/logger.js';
+import { AUDIT_LEVEL } from '../runtime/observability/logging/logger.js';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from './fixtures/spawn.js';
 
@@ -36,8 +36,7 @@ interface SentRequest {
 /** A real SDK client that also remembers the JSON-RPC id of every request it sent. */
 async function connectRecording(url: string, transport: 'streamable-http' | 'sse') {
   const sent: SentRequest[] = [];
-  const t: Transport =
-    transport === 'sse' ? new SSEClientTransport(new URL(`${url}/sse`)) : new StreamableHTTPClientTransport(new URL(`${url}/mcp`));
+  const t: Transport = transport === 'sse' ? new SSEClientTransport(new URL(`${url}/sse`)) : new StreamableHTTPClientTransport(new URL(`${url}/mcp`));
   const send = t.send.bind(t);
   t.send = (message, options) => {
     const m = message as { id?: string | number; method?: string; params?: { name?: string; uri?: string } };
@@ -53,7 +52,7 @@ async function connectRecording(url: string, transport: 'streamable-http' | 'sse
   const idOf = (method: string, target: string) => {
     const matches = sent.filter((s) => s.method === method && s.target === target);
     expect(matches, `${method} ${target} sent once`).toHaveLength(1);
-    return matches[0]!.id;
+    return matches[0].id;
   };
   return { client, sessionId: sessionId!, idOf };
 }
@@ -118,12 +117,7 @@ describe('audit: one record per MCP operation, every field right', () => {
     expect(b.sessionId).toBeTruthy();
     expect(a.sessionId).not.toBe(b.sessionId);
 
-    const op = async (
-      c: typeof a,
-      transport: Expected['transport'],
-      e: Omit<Expected, 'transport' | 'rpc'>,
-      call: () => Promise<unknown>,
-    ) => {
+    const op = async (c: typeof a, transport: Expected['transport'], e: Omit<Expected, 'transport' | 'rpc'>, call: () => Promise<unknown>) => {
       const rpcMethod = { call_tool: 'tools/call', read_resource: 'resources/read', get_prompt: 'prompts/get' }[e.method];
       expected.push({ ...e, transport, rpc: [rpcMethod, e.capability_name] });
       await call();
@@ -156,22 +150,51 @@ describe('audit: one record per MCP operation, every field right', () => {
     await op(
       a,
       'streamable-http',
-      { backend: 's', method: 'call_tool', capability_name: 's_slow', original_name: 'slow', status: 'error', error_type: 'BackendTimeoutError', error: /500 ms/ },
+      {
+        backend: 's',
+        method: 'call_tool',
+        capability_name: 's_slow',
+        original_name: 'slow',
+        status: 'error',
+        error_type: 'BackendTimeoutError',
+        error: /500 ms/,
+      },
       () => expect(a.client.callTool({ name: 's_slow', arguments: { steps: 1, delay_ms: 1500 } })).rejects.toThrow(),
     );
     await op(
       a,
       'streamable-http',
-      { backend: '', method: 'call_tool', capability_name: 'no_such_tool', original_name: 'no_such_tool', status: 'error', error_type: 'ToolNotFoundError', error: /no_such_tool/ },
+      {
+        backend: '',
+        method: 'call_tool',
+        capability_name: 'no_such_tool',
+        original_name: 'no_such_tool',
+        status: 'error',
+        error_type: 'ToolNotFoundError',
+        error: /no_such_tool/,
+      },
       () => expect(a.client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(),
     );
-    await op(a, 'streamable-http', { backend: 's', method: 'read_resource', capability_name: 'fixture://s/info', original_name: 'fixture://s/info', ...ok }, async () => {
-      await a.client.readResource({ uri: 'fixture://s/info' });
-    });
     await op(
       a,
       'streamable-http',
-      { backend: '', method: 'read_resource', capability_name: 'fixture://nope/info', original_name: 'fixture://nope/info', status: 'error', error_type: 'ResourceNotFoundError', error: /fixture:\/\/nope\/info/ },
+      { backend: 's', method: 'read_resource', capability_name: 'fixture://s/info', original_name: 'fixture://s/info', ...ok },
+      async () => {
+        await a.client.readResource({ uri: 'fixture://s/info' });
+      },
+    );
+    await op(
+      a,
+      'streamable-http',
+      {
+        backend: '',
+        method: 'read_resource',
+        capability_name: 'fixture://nope/info',
+        original_name: 'fixture://nope/info',
+        status: 'error',
+        error_type: 'ResourceNotFoundError',
+        error: /fixture:\/\/nope\/info/,
+      },
       () => expect(a.client.readResource({ uri: 'fixture://nope/info' })).rejects.toThrow(),
     );
     await op(a, 'streamable-http', { backend: 's', method: 'get_prompt', capability_name: 's_greet', original_name: 'greet', ...ok }, async () => {
@@ -180,7 +203,15 @@ describe('audit: one record per MCP operation, every field right', () => {
     await op(
       a,
       'streamable-http',
-      { backend: '', method: 'get_prompt', capability_name: 'no_such_prompt', original_name: 'no_such_prompt', status: 'error', error_type: 'PromptNotFoundError', error: /no_such_prompt/ },
+      {
+        backend: '',
+        method: 'get_prompt',
+        capability_name: 'no_such_prompt',
+        original_name: 'no_such_prompt',
+        status: 'error',
+        error_type: 'PromptNotFoundError',
+        error: /no_such_prompt/,
+      },
       () => expect(a.client.getPrompt({ name: 'no_such_prompt' })).rejects.toThrow(),
     );
     await op(b, 'sse', { backend: 's', method: 'call_tool', capability_name: 's_echo', original_name: 'echo', ...ok }, async () => {
@@ -201,20 +232,46 @@ describe('audit: one record per MCP operation, every field right', () => {
       expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(status);
       ids.push(null);
     };
-    await manage({ backend: 's', method: 'call_tool', capability_name: 's_echo', original_name: 'echo', ...ok }, '/tools/call', { tool: 's_echo', arguments: { text: 'via management' } }, 200);
     await manage(
-      { backend: 's', method: 'call_tool', capability_name: 's_fail', original_name: 'fail', status: 'error', error_type: 'ToolError', error: /^managed failure$/ },
+      { backend: 's', method: 'call_tool', capability_name: 's_echo', original_name: 'echo', ...ok },
+      '/tools/call',
+      { tool: 's_echo', arguments: { text: 'via management' } },
+      200,
+    );
+    await manage(
+      {
+        backend: 's',
+        method: 'call_tool',
+        capability_name: 's_fail',
+        original_name: 'fail',
+        status: 'error',
+        error_type: 'ToolError',
+        error: /^managed failure$/,
+      },
       '/tools/call',
       { tool: 's_fail', arguments: { message: 'managed failure' } },
       200,
     );
     await manage(
-      { backend: '', method: 'call_tool', capability_name: 'no_such_tool', original_name: 'no_such_tool', status: 'error', error_type: 'ToolNotFoundError', error: /no_such_tool/ },
+      {
+        backend: '',
+        method: 'call_tool',
+        capability_name: 'no_such_tool',
+        original_name: 'no_such_tool',
+        status: 'error',
+        error_type: 'ToolNotFoundError',
+        error: /no_such_tool/,
+      },
       '/tools/call',
       { tool: 'no_such_tool', arguments: {} },
       404,
     );
-    await manage({ backend: 's', method: 'read_resource', capability_name: 'fixture://s/info', original_name: 'fixture://s/info', ...ok }, '/resources/read', { uri: 'fixture://s/info' }, 200);
+    await manage(
+      { backend: 's', method: 'read_resource', capability_name: 'fixture://s/info', original_name: 'fixture://s/info', ...ok },
+      '/resources/read',
+      { uri: 'fixture://s/info' },
+      200,
+    );
 
     // The backend goes away in the middle of a call: the call fails and is audited against that backend.
     const down_ = { backend: 'down', method: 'call_tool' as const, status: 'error' as const, error: /./ };
@@ -259,9 +316,7 @@ describe('audit: one record per MCP operation, every field right', () => {
   });
 
   it('writes exactly one line per operation, in order, and none for list requests', () => {
-    expect(records.map((r) => `${r.target.method} ${r.target.capability_name}`)).toEqual(
-      expected.map((e) => `${e.method} ${e.capability_name}`),
-    );
+    expect(records.map((r) => `${r.target.method} ${r.target.capability_name}`)).toEqual(expected.map((e) => `${e.method} ${e.capability_name}`));
   });
 
   it('every line is a valid audit record (section 2.8) with a unique UUID v4 event_id', () => {
@@ -276,7 +331,7 @@ describe('audit: one record per MCP operation, every field right', () => {
 
   it('source: the session of the transport the call came in on (management calls: "management"), the client IP, no user_id without auth', () => {
     records.forEach((r, i) => {
-      const e = expected[i]!;
+      const e = expected[i];
       expect(r.source.session_id).toBe(sessions[e.transport]);
       expect(r.source.client_ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
       expect('user_id' in r.source).toBe(false);
@@ -285,14 +340,14 @@ describe('audit: one record per MCP operation, every field right', () => {
 
   it('target: backend, method, exposed and original names', () => {
     records.forEach((r, i) => {
-      const e = expected[i]!;
+      const e = expected[i];
       expect(r.target).toEqual({ backend: e.backend, method: e.method, capability_name: e.capability_name, original_name: e.original_name });
     });
   });
 
   it('outcome: status, error and error_type for successes, tool errors, RPC errors, timeouts, unknown names and a down backend', () => {
     records.forEach((r, i) => {
-      const e = expected[i]!;
+      const e = expected[i];
       const label = `${e.method} ${e.capability_name}`;
       expect(r.outcome.status, label).toBe(e.status);
       if (e.status === 'success') {
@@ -312,13 +367,13 @@ describe('audit: one record per MCP operation, every field right', () => {
 
   it('metadata: transport and the JSON-RPC id the client sent (null for the management API)', () => {
     records.forEach((r, i) => {
-      expect(r.metadata).toEqual({ transport: expected[i]!.transport, jsonrpc_id: ids[i] });
+      expect(r.metadata).toEqual({ transport: expected[i].transport, jsonrpc_id: ids[i] });
     });
   });
 
   it('mirrors each record on the logger at the audit level, even with the level at warn', () => {
     expect(auditLogLines.map((l) => l.audit.event_id)).toEqual(records.map((r) => r.event_id));
-    expect(auditLogLines[0]!.msg).toMatch(/^mcp_operation call_tool s\/s_echo success \d+\.\d ms$/);
+    expect(auditLogLines[0].msg).toMatch(/^mcp_operation call_tool s\/s_echo success \d+\.\d ms$/);
     const failed = auditLogLines.find((l) => l.audit.target.capability_name === 's_fail')!;
     expect(failed.msg).toMatch(/^mcp_operation call_tool s\/s_fail error \d+\.\d ms ToolError: nope$/);
   });
@@ -332,11 +387,14 @@ describe('audit file rotation and flush on shutdown', () => {
   async function burst(audit: Record<string, unknown>, n: number, logLevel = 'debug'): Promise<{ dir: string; logs: string[] }> {
     const dir = mkdtempSync(join(tmpdir(), 'gw-audit-rot-'));
     const s = fixtureCommand(['--name', 's']);
-    const h = await startGateway({
-      health: { interval_s: 3600 },
-      backends: { s: { type: 'stdio', command: s.command, args: s.args } },
-      audit: { file: join(dir, 'audit.jsonl'), max_size_mb: MAX_SIZE_MB, ...audit },
-    }, { logLevel });
+    const h = await startGateway(
+      {
+        health: { interval_s: 3600 },
+        backends: { s: { type: 'stdio', command: s.command, args: s.args } },
+        audit: { file: join(dir, 'audit.jsonl'), max_size_mb: MAX_SIZE_MB, ...audit },
+      },
+      { logLevel },
+    );
     const client = await h.connect();
     await Promise.all(Array.from({ length: n }, (_, i) => client.callTool({ name: 's_echo', arguments: { text: `call ${i}` } })));
     // No flush: whatever is still queued must be written by the shutdown.
@@ -382,8 +440,8 @@ describe('audit file rotation and flush on shutdown', () => {
     const older = readRecords(join(dir, 'audit.jsonl.1'));
     const oldest = readRecords(join(dir, 'audit.jsonl.2'));
     expect(newest.length).toBeGreaterThan(0);
-    expect(older.at(-1)!.timestamp <= newest[0]!.timestamp).toBe(true);
-    expect(oldest.at(-1)!.timestamp <= older[0]!.timestamp).toBe(true);
+    expect(older.at(-1)!.timestamp <= newest[0].timestamp).toBe(true);
+    expect(oldest.at(-1)!.timestamp <= older[0].timestamp).toBe(true);
     // Rotation happened well beyond two backups' worth: records were dropped, files were not kept.
     expect(newest.length + older.length + oldest.length).toBeLessThan(40);
   });

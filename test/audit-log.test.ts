@@ -5,11 +5,11 @@ import { performance } from 'node:perf_hooks';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AuditLog, type AuditLogOptions } from '../runtime/audit/audit-log.js';
-import { RotatingFile } from '../runtime/audit/rotating-file.js';
-import { TOOL_ERROR_TYPE, buildAuditRecord, type AuditRecordInput } from '../runtime/audit/audit-record-builder.js';
-import { createLogger } from '../runtime/logging/logger.js';
-import { REDACTED, Redactor } from '../runtime/logging/redactor.js';
+import { AuditLog, type AuditLogOptions } from '../runtime/observability/audit/audit-log.js';
+import { RotatingFile } from '../runtime/observability/audit/rotating-file.js';
+import { TOOL_ERROR_TYPE, buildAuditRecord, type AuditRecordInput } from '../runtime/observability/audit/audit-record-builder.js';
+import { createLogger } from '../runtime/observability/logging/logger.js';
+import { REDACTED, Redactor } from '../runtime/observability/logging/redactor.js';
 import { AuditRecord } from '../schemas/audit-record.js';
 import { BackendTimeoutError, GatewayError } from '../schemas/errors.js';
 
@@ -236,7 +236,11 @@ describe('AuditLog', () => {
     log.record(record(99));
     await log.flush();
     expect(readLines(file)).toHaveLength(10);
-    const logged = chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as { level: number });
+    const logged = chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number });
     expect(logged.filter((l) => l.level === 45)).toHaveLength(11);
   });
 
@@ -263,7 +267,7 @@ describe('AuditLog', () => {
     await log.close();
     const content = readFileSync(file, 'utf8');
     expect(content).not.toContain('ghp_abcdefghijklmnop');
-    expect(readLines(file)[0]!.outcome.error).toBe(`401 for token ${REDACTED}`);
+    expect(readLines(file)[0].outcome.error).toBe(`401 for token ${REDACTED}`);
   });
 
   it('keeps records in memory when the disk write fails and writes them once it works', async () => {

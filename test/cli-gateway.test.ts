@@ -33,16 +33,20 @@ afterEach(() => {
 });
 
 function run(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Run {
-  const child = spawn(process.execPath, [GATEWAY, ...args], { cwd: opts.cwd ?? repoRoot(), env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [GATEWAY, ...args], {
+    cwd: opts.cwd ?? repoRoot(),
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.push(child);
   let out = '';
   let err = '';
   const listeners = new Set<() => void>();
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
     out += d;
     for (const l of [...listeners]) l();
   });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
@@ -92,7 +96,11 @@ describe('cli: gateway config validate', () => {
     expect(await ok.exited).toBe(0);
     expect(ok.output()).toContain('valid (2 backends)');
 
-    const bad = writeYaml(dir, 'bad.yaml', 'server:\n  prot: 1\nbackends:\n  a:\n    type: stdio\n    command: node\n    args: ["${GW_CLI_TEST_UNSET}"]\n  b:\n    type: sse\n');
+    const bad = writeYaml(
+      dir,
+      'bad.yaml',
+      'server:\n  prot: 1\nbackends:\n  a:\n    type: stdio\n    command: node\n    args: ["${GW_CLI_TEST_UNSET}"]\n  b:\n    type: sse\n',
+    );
     const ko = run(['config', 'validate', bad]);
     expect(await ko.exited).not.toBe(0);
     // All problems in one run: the unset variable and the schema problems.
@@ -101,7 +109,11 @@ describe('cli: gateway config validate', () => {
     expect(ko.stderr()).toContain('server.prot (line 2');
     expect(ko.stderr()).toContain('backends.b.url (line 8');
 
-    const bad2 = writeYaml(dir, 'bad2.yaml', 'server:\n  prot: 1\nbackends:\n  a:\n    type: stdio\n    command: node\n    timeouts: { connect_s: -1 }\n  b:\n    type: sse\n');
+    const bad2 = writeYaml(
+      dir,
+      'bad2.yaml',
+      'server:\n  prot: 1\nbackends:\n  a:\n    type: stdio\n    command: node\n    timeouts: { connect_s: -1 }\n  b:\n    type: sse\n',
+    );
     const ko2 = run(['config', 'validate', bad2]);
     expect(await ko2.exited).not.toBe(0);
     for (const expected of ['server.prot (line 2', 'backends.a.timeouts.connect_s (line 7', 'backends.b.url (line 8']) expect(ko2.stderr()).toContain(expected);
@@ -115,21 +127,25 @@ describe('cli: gateway config validate', () => {
 describe('cli: gateway server', () => {
   it('serves /mcp and /sse with --config, --host, --port, --log-level and -v, prints its URLs and stops cleanly on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
-    const cfg = writeYaml(dir, 'my-gateway.yaml', { server: { port: 1 }, audit: { file: join(dir, 'audit.jsonl') }, backends: { fx: fixtureBackend('fx'), down: { type: 'stdio', command: '/nonexistent/cli-test' } } });
+    const cfg = writeYaml(dir, 'my-gateway.yaml', {
+      server: { port: 1 },
+      audit: { file: join(dir, 'audit.jsonl') },
+      backends: { fx: fixtureBackend('fx'), down: { type: 'stdio', command: '/nonexistent/cli-test' } },
+    });
     const gw = run(['server', '--config', cfg, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', '-v']);
     const [, mcpUrl] = await gw.match(/Streamable HTTP\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)\b/);
     const [, sseUrl] = await gw.match(/SSE\s+(http:\/\/127\.0\.0\.1:\d+\/sse)\b/);
     const [, manageUrl] = await gw.match(/Management API\s+(http:\/\/127\.0\.0\.1:\d+\/manage\/v1)\b/);
-    const port = new URL(mcpUrl!).port;
+    const port = new URL(mcpUrl).port;
     expect(port).not.toBe('1'); // --port overrides the config
-    expect(new URL(sseUrl!).port).toBe(port);
-    expect(new URL(manageUrl!).port).toBe(port);
+    expect(new URL(sseUrl).port).toBe(port);
+    expect(new URL(manageUrl).port).toBe(port);
 
-    const viaMcp = await connect(mcpUrl!);
+    const viaMcp = await connect(mcpUrl);
     const echo = await viaMcp.callTool({ name: 'fx_echo', arguments: { text: 'from the cli' } });
     expect(echo.structuredContent).toEqual({ text: 'from the cli' });
-    const { pid } = JSON.parse(((await viaMcp.callTool({ name: 'fx_whoami', arguments: {} })).content as Array<{ text: string }>)[0]!.text) as { pid: number };
-    const viaSse = await connect(sseUrl!, 'sse');
+    const { pid } = JSON.parse(((await viaMcp.callTool({ name: 'fx_whoami', arguments: {} })).content as Array<{ text: string }>)[0].text) as { pid: number };
+    const viaSse = await connect(sseUrl, 'sse');
     expect((await viaSse.listTools()).tools.map((t) => t.name)).toContain('fx_echo');
     const health = await fetch(`${manageUrl}/health`);
     expect(health.status).toBeLessThan(500);
@@ -158,10 +174,10 @@ describe('cli: gateway server', () => {
     ] as const) {
       const gw = run(['server', ...flags], { cwd });
       const [, url] = await gw.match(/Streamable HTTP\s+(http:\/\/\S+\/mcp)\b/);
-      const client = await connect(url!);
+      const client = await connect(url);
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain(expected);
-      expect(names.filter((n) => n.startsWith('from')).every((n) => n.startsWith(expected.split('_')[0]!))).toBe(true);
+      expect(names.filter((n) => n.startsWith('from')).every((n) => n.startsWith(expected.split('_')[0]))).toBe(true);
       // The fixture's stderr, shown with -vv (JSON log lines are written in batches: wait for it).
       if (flags.length) expect((await gw.match(/serving stdio/))[0]).toBe('serving stdio');
       else expect(gw.output()).not.toMatch(/connecting to/); // without -v, no connection progress
@@ -180,7 +196,7 @@ describe('cli: gateway server', () => {
     const cfg = writeYaml(dir, 'example.yaml', example.replace('file: logs/audit.jsonl', `file: ${join(dir, 'audit.jsonl')}`));
     const gw = run(['server', '--config', cfg, '--port', '0'], { env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } });
     const [, url] = await gw.match(/Streamable HTTP\s+(http:\/\/\S+\/mcp)\b/);
-    const client = await connect(url!);
+    const client = await connect(url);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['everything_echo', 'memory_read_graph', 'memory_create_entities']));
     expect(names.filter((n) => n.startsWith('memory_delete_'))).toEqual([]);

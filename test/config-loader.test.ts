@@ -86,9 +86,9 @@ backends:
     const cfg = parseConfigText(text, { env: { ...env, GW_PORT: '9555', FILES_ENABLED: 'false' } });
     expect(cfg.server.port).toBe(9555);
     expect(cfg.server.session_ttl).toBe(5);
-    expect(cfg.backends.files!.enabled).toBe(false);
+    expect(cfg.backends.files.enabled).toBe(false);
     expect(parseConfigText(text, { env }).server.port).toBe(9100);
-    expect(parseConfigText(text, { env }).backends.files!.enabled).toBe(true);
+    expect(parseConfigText(text, { env }).backends.files.enabled).toBe(true);
   });
 
   it('an unset variable without default is an error naming the variable, the key path and the line', () => {
@@ -206,7 +206,14 @@ backends:
     timeouts: { request_s: 0 }
     filters: { tools: { deny: "x" } }
 `);
-    for (const path of ['server.port', 'server.session_ttl', 'conflict_resolution.strategy', 'backends.a.args', 'backends.a.timeouts.request_s', 'backends.a.filters.tools.deny']) {
+    for (const path of [
+      'server.port',
+      'server.session_ttl',
+      'conflict_resolution.strategy',
+      'backends.a.args',
+      'backends.a.timeouts.request_s',
+      'backends.a.filters.tools.deny',
+    ]) {
       problemAt(problems, path);
       expect(message).toContain(path);
     }
@@ -215,25 +222,31 @@ backends:
   it('reports YAML syntax errors with their line', () => {
     const bad = problemsOf('backends:\n  a:\n    type: stdio\n   command: [unclosed\n');
     expect(bad.problems.length).toBeGreaterThan(0);
-    expect(bad.problems[0]!.line).toBe(4);
+    expect(bad.problems[0].line).toBe(4);
     expect(bad.message).toContain('(line 4');
     const dup = problemsOf('server:\n  port: 1\n  port: 2\n');
-    expect(dup.problems[0]!.message).toMatch(/unique/);
-    expect(dup.problems[0]!.line).toBe(3);
+    expect(dup.problems[0].message).toMatch(/unique/);
+    expect(dup.problems[0].line).toBe(3);
   });
 
   it('rejects a top level that is not a mapping and a backend that is not a mapping', () => {
-    expect(problemsOf('- a\n- b\n').problems[0]!.message).toMatch(/mapping/);
+    expect(problemsOf('- a\n- b\n').problems[0].message).toMatch(/mapping/);
     expect(problemAt(problemsOf('backends:\n  a: just-a-string\n').problems, 'backends.a').message).toMatch(/mapping/);
   });
 
   it('rejects backend names that cannot be used as prefixes, or that would lose their config order', () => {
     problemAt(problemsOf('backends:\n  "bad name":\n    type: stdio\n    command: node\n').problems, 'backends.bad name');
     // JS objects put integer-like keys first; config order decides conflicts.
-    const numeric = problemAt(problemsOf('backends:\n  zeta:\n    type: stdio\n    command: node\n  "10":\n    type: stdio\n    command: node\n').problems, 'backends.10');
+    const numeric = problemAt(
+      problemsOf('backends:\n  zeta:\n    type: stdio\n    command: node\n  "10":\n    type: stdio\n    command: node\n').problems,
+      'backends.10',
+    );
     expect(numeric.message).toMatch(/number/);
     expect(numeric.line).toBe(5);
-    expect(Object.keys(parseConfigText('backends:\n  zeta: { type: stdio, command: a }\n  10x: { type: stdio, command: b }\n').backends)).toEqual(['zeta', '10x']);
+    expect(Object.keys(parseConfigText('backends:\n  zeta: { type: stdio, command: a }\n  10x: { type: stdio, command: b }\n').backends)).toEqual([
+      'zeta',
+      '10x',
+    ]);
   });
 });
 

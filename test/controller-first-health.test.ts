@@ -8,10 +8,14 @@ describe('first health check', () => {
     const h = await startGateway({ backends: { s: stdioFixture(['--name', 'first']) } });
     try {
       // Well inside the 30 s interval: only the immediate check can fill this in.
-      const st = await waitFor(() => {
-        const rec = h.gateway.controller.backendRecords().find((r) => r.name === 's');
-        return rec?.health.last_check ? rec : undefined;
-      }, 'a first health check', 5_000);
+      const st = await waitFor(
+        () => {
+          const rec = h.gateway.controller.backendRecords().find((r) => r.name === 's');
+          return rec?.health.last_check ? rec : undefined;
+        },
+        'a first health check',
+        5_000,
+      );
       expect(st.health.status).toBe('healthy');
       expect(typeof st.health.latency_ms).toBe('number');
       expect(st.conditions.find((c) => c.type === 'HealthCheckFailed')).toMatchObject({ status: false, reason: 'HealthCheckPassed' });

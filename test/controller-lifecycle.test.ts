@@ -17,8 +17,6 @@ import { isAlive, stdioFixture, whoami } from './helpers/core-util.js';
 
 const stdio = stdioFixture;
 
-
-
 /** Events after `mark` for one backend, oldest first. */
 function eventsOf(h: Harness, backend: string, mark: number): EventRecord[] {
   return h.gateway.events.list().filter((e) => Number(e.id) > mark && e.backend === backend);
@@ -33,8 +31,10 @@ function expectInOrder(actual: string[], expected: string[]): void {
   expect(i, `expected ${JSON.stringify(expected)} in order within ${JSON.stringify(actual)}`).toBe(expected.length);
 }
 
-const phaseTo = (backend: string, to: string, after = 0) => (e: EventRecord) =>
-  Number(e.id) > after && e.backend === backend && e.stage === 'phase_changed' && e.details.to === to;
+const phaseTo =
+  (backend: string, to: string, after = 0) =>
+  (e: EventRecord) =>
+    Number(e.id) > after && e.backend === backend && e.stage === 'phase_changed' && e.details.to === to;
 
 describe('controller lifecycle (stdio backends)', () => {
   let h: Harness;
@@ -149,21 +149,25 @@ describe('controller lifecycle (stdio backends)', () => {
     // A manual reconnect restarts backoff; its failed attempt schedules the first retry at the initial delay.
     const mark = lastId(h);
     await h.gateway.controller.reconnect('broken');
-    const retries: EventRecord[] = [eventsOf(h, 'broken', mark).filter((e) => e.stage === 'retry_scheduled').at(-1)!];
-    expect(retries[0]!.details.attempt).toBe(2);
+    const retries: EventRecord[] = [
+      eventsOf(h, 'broken', mark)
+        .filter((e) => e.stage === 'retry_scheduled')
+        .at(-1)!,
+    ];
+    expect(retries[0].details.attempt).toBe(2);
     for (let i = 1; i < 5; i++) {
       retries.push(await h.waitForEvent((e) => Number(e.id) > Number(retries.at(-1)!.id) && e.backend === 'broken' && e.stage === 'retry_scheduled'));
     }
     const delays = retries.map((e) => e.details.delay_ms as number);
     // 100, 200, 400, 800 (cap) ±20%: each step above the last until the cap.
-    for (let i = 1; i < 4; i++) expect(delays[i]!, JSON.stringify(delays)).toBeGreaterThan(delays[i - 1]!);
-    expect(delays[0]!).toBeGreaterThanOrEqual(80);
+    for (let i = 1; i < 4; i++) expect(delays[i], JSON.stringify(delays)).toBeGreaterThan(delays[i - 1]);
+    expect(delays[0]).toBeGreaterThanOrEqual(80);
     expect(Math.max(...delays)).toBeLessThanOrEqual(800);
     // Each attempt began no earlier than announced.
-    const connecting = eventsOf(h, 'broken', Number(retries[0]!.id)).filter((e) => e.stage === 'connecting');
+    const connecting = eventsOf(h, 'broken', Number(retries[0].id)).filter((e) => e.stage === 'connecting');
     for (let i = 0; i < 4; i++) {
-      const next = connecting.find((c) => Number(c.id) > Number(retries[i]!.id))!;
-      expect(Date.parse(next.timestamp)).toBeGreaterThanOrEqual(Date.parse(retries[i]!.details.next_attempt_at as string));
+      const next = connecting.find((c) => Number(c.id) > Number(retries[i].id))!;
+      expect(Date.parse(next.timestamp)).toBeGreaterThanOrEqual(Date.parse(retries[i].details.next_attempt_at as string));
     }
     const rec = h.gateway.controller.backendState('broken')!.toRecord();
     expect(rec.phase === 'Failed' || rec.phase === 'Initializing').toBe(true);
@@ -192,7 +196,10 @@ describe('controller lifecycle (stdio backends)', () => {
     const policy = { intervalMs: 100, timeoutMs: 3000, degradedLatencyMs: 400 };
     try {
       await h.waitForEvent((e) => e.backend === 'slow' && e.stage === 'health_degraded');
-      const hcf0 = h.gateway.controller.backendState('slow')!.toRecord().conditions.find((c) => c.type === 'HealthCheckFailed')!;
+      const hcf0 = h.gateway.controller
+        .backendState('slow')!
+        .toRecord()
+        .conditions.find((c) => c.type === 'HealthCheckFailed')!;
       expect(hcf0.status).toBe(true);
 
       // A generous threshold: the same 1 s ping is healthy now.
@@ -281,8 +288,8 @@ describe('controller lifecycle: a flapping backend', () => {
       retries.push(await h.waitForEvent((e) => Number(e.id) > Number(retries.at(-1)?.id ?? 0) && e.backend === 'flappy' && e.stage === 'retry_scheduled'));
     }
     const delays = retries.map((e) => e.details.delay_ms as number);
-    expect(delays[1]!, JSON.stringify(delays)).toBeGreaterThan(delays[0]!);
-    expect(delays[2]!, JSON.stringify(delays)).toBeGreaterThan(delays[1]!);
+    expect(delays[1], JSON.stringify(delays)).toBeGreaterThan(delays[0]);
+    expect(delays[2], JSON.stringify(delays)).toBeGreaterThan(delays[1]);
     // It really flapped: it connected more than once.
     const connected = h.gateway.events.list().filter((e) => e.backend === 'flappy' && e.stage === 'connected');
     expect(connected.length).toBeGreaterThanOrEqual(2);

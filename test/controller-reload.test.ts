@@ -19,8 +19,6 @@ import { isAlive, stdioFixture, whoami } from './helpers/core-util.js';
 
 const stdio = stdioFixture;
 
-
-
 const lastId = (h: Harness) => Number(h.gateway.events.list({ limit: 1 })[0]?.id ?? 0);
 const after = (mark: number, pred: (e: EventRecord) => boolean) => (e: EventRecord) => Number(e.id) > mark && pred(e);
 
@@ -164,7 +162,7 @@ describe('controller hot reload', () => {
     const rec = h.gateway.controller.backendState('fresh')!.toRecord();
     expect(rec).toMatchObject({ phase: 'Pending', state: 'disconnected', capabilities: { tools: 0 } });
     expect(rec.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'Disabled' });
-    expect(isAlive(pids[3]!)).toBe(false);
+    expect(isAlive(pids[3])).toBe(false);
     expect(h.gateway.pool.snapshot.lists.tools.some((t) => t.name.startsWith('fresh_'))).toBe(false);
     // A disabled backend is not a fault of the aggregate.
     expect(h.gateway.controller.aggregateHealth()).toMatchObject({ status: 'healthy', total: 4, connected: 3, healthy: 3 });

@@ -41,7 +41,7 @@ async function gone(pid: number, limitMs = 10_000): Promise<boolean> {
 
 async function whoami(client: Client, tool: string): Promise<number> {
   const r = await client.callTool({ name: tool, arguments: {} });
-  return JSON.parse((r.content as Array<{ text: string }>)[0]!.text).pid;
+  return JSON.parse((r.content as Array<{ text: string }>)[0].text).pid;
 }
 
 function setup(withGroup: boolean) {

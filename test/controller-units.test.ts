@@ -15,10 +15,10 @@ import { Reconciler, type ReconcilerOptions } from '../controller/reconciler.js'
 import { parseConfigText } from '../controller/config-loader.js';
 import { HealthMonitor, type HealthResult } from '../controller/health-monitor.js';
 import { BackendState } from '../controller/backend-state.js';
-import { createLogger } from '../runtime/logging/logger.js';
-import { emptyCatalog } from '../runtime/backend-catalog.js';
-import type { BackendPool } from '../runtime/backend-pool.js';
-import type { BackendSpec } from '../schemas/config.js';
+import { createLogger } from '../runtime/observability/logging/logger.js';
+import { emptyCatalog } from '../runtime/backends/backend-catalog.js';
+import type { ServingBackends } from '../runtime/backends/serving-backends.js';
+import type { BackendSpec, StdioBackendSpec } from '../schemas/config.js';
 import { PHASES, SEVERITIES, STAGES, type Condition, type EventRecord } from '../schemas/records.js';
 
 describe('backoff', () => {
@@ -75,7 +75,13 @@ describe('conditions', () => {
     const t2 = new Date('2024-01-01T00:02:00Z');
     expect(setCondition(list, 'Ready', false, 'Pending', 'not started', t0)).toBe(true);
     expect(setCondition(list, 'Ready', false, 'Connecting', 'in progress', t1)).toBe(false);
-    expect(getCondition(list, 'Ready')).toEqual({ type: 'Ready', status: false, reason: 'Connecting', message: 'in progress', last_transition: t0.toISOString() });
+    expect(getCondition(list, 'Ready')).toEqual({
+      type: 'Ready',
+      status: false,
+      reason: 'Connecting',
+      message: 'in progress',
+      last_transition: t0.toISOString(),
+    });
     expect(setCondition(list, 'Ready', true, 'Connected', 'ok', t2)).toBe(true);
     expect(getCondition(list, 'Ready')!.last_transition).toBe(t2.toISOString());
     // Other condition types are independent.
@@ -95,7 +101,7 @@ describe('desired state diff', () => {
       keep: base(),
       filt: base({ filters: { tools: { include: ['echo'] } } } as Partial<BackendSpec>),
       ren: base({ rename: { tools: { echo: 'say' } } } as Partial<BackendSpec>),
-      cmd: base({ args: ['b.js'] } as Partial<BackendSpec>),
+      cmd: base({ args: ['b.js'] }),
       fresh: base(),
     };
     expect(diffBackends(before, after)).toEqual({ added: ['fresh'], removed: ['gone'], changed: ['filt', 'ren', 'cmd'] });
@@ -103,11 +109,11 @@ describe('desired state diff', () => {
   });
 
   it('only connection settings force a reconnect', () => {
-    expect(sameConnection(base(), base({ group: 'g', labels: { a: 'b' }, enabled: false } as Partial<BackendSpec>))).toBe(true);
+    expect(sameConnection(base(), base({ group: 'g', labels: { a: 'b' }, enabled: false }))).toBe(true);
     expect(sameConnection(base(), base({ filters: { tools: { exclude: ['x'] } } } as Partial<BackendSpec>))).toBe(true);
-    expect(sameConnection(base(), base({ args: ['other.js'] } as Partial<BackendSpec>))).toBe(false);
-    expect(sameConnection(base(), base({ env: { A: '1' } } as Partial<BackendSpec>))).toBe(false);
-    expect(sameConnection(base(), base({ timeouts: { connect_s: 1, request_s: 60 } } as Partial<BackendSpec>))).toBe(false);
+    expect(sameConnection(base(), base({ args: ['other.js'] }))).toBe(false);
+    expect(sameConnection(base(), base({ env: { A: '1' } }))).toBe(false);
+    expect(sameConnection(base(), base({ timeouts: { connect_s: 1, request_s: 60 } }))).toBe(false);
   });
 });
 
@@ -123,7 +129,7 @@ describe('event bus', () => {
     expect(bus.list().map((e) => e.message)).toEqual(['m3', 'm4']);
     bus.emit({ stage: 'error', severity: 'error', backend: 'b', message: 'boom' });
     expect(bus.list({ severity: 'error' })).toHaveLength(1);
-    expect(bus.list({ limit: 1 })[0]!.message).toBe('boom');
+    expect(bus.list({ limit: 1 })[0].message).toBe('boom');
   });
 
   it('publishes to subscribers; a throwing subscriber does not stop the others', () => {
@@ -148,7 +154,7 @@ describe('event bus', () => {
 
 describe('health monitor', () => {
   function backend(name: string, ping: (timeoutMs: number) => Promise<number>): BackendState {
-    const st = new BackendState(name, { type: 'stdio', command: 'x' } as BackendSpec);
+    const st = new BackendState(name, { type: 'stdio', command: 'x' });
     st.conn = { ping } as unknown as BackendState['conn'];
     return st;
   }
@@ -163,7 +169,11 @@ describe('health monitor', () => {
       }),
     ];
     const results = new Map<string, HealthResult>();
-    const monitor = new HealthMonitor(() => states, (st, r) => results.set(st.name, r), { intervalMs: 1000, timeoutMs: 1234, degradedLatencyMs: 500 });
+    const monitor = new HealthMonitor(
+      () => states,
+      (st, r) => results.set(st.name, r),
+      { intervalMs: 1000, timeoutMs: 1234, degradedLatencyMs: 500 },
+    );
     await monitor.checkAll();
     expect(results.get('fast')).toMatchObject({ status: 'healthy', latencyMs: 3 });
     expect(results.get('slow')).toMatchObject({ status: 'degraded', latencyMs: 700 });
@@ -181,7 +191,11 @@ describe('health monitor', () => {
     });
     const fast = backend('fast', async () => (fastPings++, 1));
     const seen: string[] = [];
-    const monitor = new HealthMonitor(() => [hanging, fast], (st) => seen.push(st.name), { intervalMs: 1000, timeoutMs: 5000, degradedLatencyMs: 500 });
+    const monitor = new HealthMonitor(
+      () => [hanging, fast],
+      (st) => seen.push(st.name),
+      { intervalMs: 1000, timeoutMs: 5000, degradedLatencyMs: 500 },
+    );
     const first = monitor.checkAll();
     await new Promise((r) => setImmediate(r)); // the fast ping of the first round has answered
     await monitor.checkAll();
@@ -267,7 +281,7 @@ class FakePool {
 function loop(opts: Partial<ReconcilerOptions> = {}) {
   const pool = new FakePool();
   const events = new EventBus(10_000);
-  const reconciler = new Reconciler(pool as unknown as BackendPool, events, createLogger({ level: 'silent' }), {
+  const reconciler = new Reconciler(pool as unknown as ServingBackends, events, createLogger({ level: 'silent' }), {
     concurrency: 4,
     ratePerSecond: 1000,
     backoff: { initialMs: 5, maxMs: 40, jitter: 0 },
@@ -291,8 +305,13 @@ function loop(opts: Partial<ReconcilerOptions> = {}) {
   return { pool, events, reconciler, waitFor };
 }
 
-const spec = (args: string[] = ['a.js'], extra: Record<string, unknown> = {}): BackendSpec =>
-  ({ type: 'stdio', command: 'node', args, enabled: true, ...extra }) as BackendSpec;
+const spec = (args: string[] = ['a.js'], extra: Record<string, unknown> = {}): BackendSpec => ({
+  type: 'stdio',
+  command: 'node',
+  args,
+  enabled: true,
+  ...extra,
+});
 const phaseTo = (backend: string, to: string) => (e: EventRecord) => e.backend === backend && e.stage === 'phase_changed' && e.details.to === to;
 
 describe('reconciler (fake pool)', () => {
@@ -308,7 +327,7 @@ describe('reconciler (fake pool)', () => {
     const r = await reconciler.reconnect('a'); // ends with exactly one more, forced, connection
     expect(r).toEqual({ reconnected: true, error: null });
     expect(pool.createdFor('a')).toHaveLength(2);
-    expect(pool.createdFor('a')[0]!.closed).toBe(true);
+    expect(pool.createdFor('a')[0].closed).toBe(true);
     expect(pool.attached.has('a')).toBe(true);
     const st = reconciler.states.get('a')!;
     expect(st.toRecord()).toMatchObject({ phase: 'Ready', state: 'connected', error: null });
@@ -323,7 +342,7 @@ describe('reconciler (fake pool)', () => {
     expect(retries.map((e) => e.details.delay_ms)).toEqual([5, 10, 20, 40, 40, 40]);
     // Each attempt started no earlier than the time its retry announced.
     const startedAt = pool.created.filter((c) => c.conn.name === 'a').map((c) => c.at);
-    for (let i = 0; i < 5; i++) expect(startedAt[i + 1]!).toBeGreaterThanOrEqual(Date.parse(retries[i]!.details.next_attempt_at as string));
+    for (let i = 0; i < 5; i++) expect(startedAt[i + 1]).toBeGreaterThanOrEqual(Date.parse(retries[i].details.next_attempt_at as string));
     const st = reconciler.states.get('a')!;
     expect(st.phase).toBe('Failed');
     const ready = st.conditions.find((c) => c.type === 'Ready')!;
@@ -358,7 +377,7 @@ describe('reconciler (fake pool)', () => {
     pool.behaviour.a = 'fail';
     st.conn!.emit('closed', 'process killed by SIGKILL');
     const [retry] = await waitFor((e) => Number(e.id) > before && e.stage === 'retry_scheduled');
-    expect(retry!.details.delay_ms).toBe(5);
+    expect(retry.details.delay_ms).toBe(5);
     expect(st.conditions.find((c) => c.type === 'Ready')!.reason).toBe('ConnectionLost');
     await reconciler.stop();
   });
@@ -388,7 +407,7 @@ describe('reconciler (fake pool)', () => {
     await waitFor((e) => e.stage === 'connecting', 4);
     const pending = reconciler.reconnect('a');
     pool.behaviour.a = 'fail';
-    pool.createdFor('a')[3]!.release!();
+    pool.createdFor('a')[3].release!();
     expect(await pending).toEqual({ reconnected: false, error: 'connection refused' });
     expect(pool.createdFor('a')).toHaveLength(5); // the running attempt, then the forced one at once
     const retries = (await waitFor((e) => e.stage === 'retry_scheduled', 5)).map((e) => e.details.delay_ms);
@@ -404,7 +423,7 @@ describe('reconciler (fake pool)', () => {
     pool.behaviour.a = 'ok';
     reconciler.setDesired({ a: spec(['fixed.js']) });
     await waitFor(phaseTo('a', 'Ready'));
-    expect(pool.createdFor('a').map((c) => c.spec.args)).toEqual([['a.js'], ['fixed.js']]);
+    expect(pool.createdFor('a').map((c) => (c.spec as StdioBackendSpec).args)).toEqual([['a.js'], ['fixed.js']]);
     await reconciler.stop();
   });
 
@@ -417,7 +436,7 @@ describe('reconciler (fake pool)', () => {
     reconciler.setDesired({ a: spec(['other.js']), b: spec(['a.js'], { group: 'g', labels: { x: 'y' }, filters: { tools: { include: ['echo'] } } }) });
     await waitFor((e) => Number(e.id) > mark && e.backend === 'a' && e.stage === 'connected');
     expect(pool.createdFor('a')).toHaveLength(2);
-    expect(pool.createdFor('a')[1]!.spec.args).toEqual(['other.js']);
+    expect((pool.createdFor('a')[1].spec as StdioBackendSpec).args).toEqual(['other.js']);
     expect(pool.createdFor('b')).toHaveLength(1);
     expect(reconciler.states.get('b')!.spec.group).toBe('g');
     expect(events.list().some((e) => Number(e.id) > mark && e.backend === 'a' && e.stage === 'reconnect')).toBe(true);
@@ -434,7 +453,7 @@ describe('reconciler (fake pool)', () => {
     await waitFor((e) => e.stage === 'removed' && e.backend === 'a');
     await waitFor(phaseTo('b', 'Pending'));
     expect(reconciler.states.has('a')).toBe(false);
-    expect(pool.createdFor('a')[0]!.closed).toBe(true);
+    expect(pool.createdFor('a')[0].closed).toBe(true);
     expect(pool.attached.size).toBe(0);
     const b = reconciler.states.get('b')!;
     expect(b.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'Disabled' });
@@ -450,9 +469,9 @@ describe('reconciler (fake pool)', () => {
     reconciler.setDesired({});
     await new Promise((r) => setImmediate(r));
     expect(reconciler.states.has('a')).toBe(true); // busy: one action per backend at a time
-    pool.createdFor('a')[0]!.release!();
+    pool.createdFor('a')[0].release!();
     await waitFor((e) => e.stage === 'removed' && e.backend === 'a');
-    expect(pool.createdFor('a')[0]!.closed).toBe(true);
+    expect(pool.createdFor('a')[0].closed).toBe(true);
     expect(pool.attached.size).toBe(0);
     await reconciler.stop();
   });
@@ -480,7 +499,7 @@ describe('reconciler (fake pool)', () => {
     for (const n of ['a', 'b', 'c']) await waitFor(phaseTo(n, 'Ready'));
     const at = pool.created.map((c) => c.at);
     // The third start had to wait for the next one-second window (a lower bound the limiter guarantees).
-    expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(900);
+    expect(at[2] - at[0]).toBeGreaterThanOrEqual(900);
     await reconciler.stop();
   });
 
@@ -490,7 +509,7 @@ describe('reconciler (fake pool)', () => {
     reconciler.setDesired({ a: spec() });
     await waitFor((e) => e.stage === 'connecting');
     await reconciler.stop();
-    expect(pool.createdFor('a')[0]!.closed).toBe(true);
+    expect(pool.createdFor('a')[0].closed).toBe(true);
     expect(reconciler.states.get('a')!.conn).toBeUndefined();
     expect(reconciler.pendingActions).toBe(0);
   });
@@ -502,10 +521,10 @@ describe('reconciler (fake pool)', () => {
     await waitFor((e) => e.stage === 'connecting');
     const pending = reconciler.reconnect('a');
     const stopped = reconciler.stop();
-    pool.createdFor('a')[0]!.release!();
+    pool.createdFor('a')[0].release!();
     await stopped;
     await expect(pending).resolves.toMatchObject({ reconnected: false });
     expect(pool.createdFor('a')).toHaveLength(1);
-    expect(pool.createdFor('a')[0]!.closed).toBe(true);
+    expect(pool.createdFor('a')[0].closed).toBe(true);
   });
 });

@@ -84,7 +84,13 @@ describe('core: aggregation over mixed transports', () => {
         api: { type: 'streamable-http', url: http.url },
         everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
         // env is passed to the process, after ${VAR} expansion.
-        memory: { type: 'stdio', command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${GW_TEST_MEMORY_DIR}/memory.jsonl' }, filters: { tools: { deny: ['delete_*'] } } },
+        memory: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [MEMORY],
+          env: { MEMORY_FILE_PATH: '${GW_TEST_MEMORY_DIR}/memory.jsonl' },
+          filters: { tools: { deny: ['delete_*'] } },
+        },
         broken: { type: 'stdio', command: '/nonexistent/gateway-test-binary', args: [] },
         paged: { type: 'streamable-http', url: paged.url, headers: { Authorization: 'Bearer ${GW_TEST_TOKEN}', 'X-Gateway-Test': 'streamable' } },
         pagedsse: { type: 'sse', url: pagedSse.url, headers: { Authorization: 'Bearer ${GW_TEST_TOKEN}', 'X-Gateway-Test': 'sse' } },
@@ -103,7 +109,16 @@ describe('core: aggregation over mixed transports', () => {
   it('connects backends in parallel; the one that cannot start fails alone', () => {
     const records = h.gateway.controller.backendRecords();
     const phase = Object.fromEntries(records.map((r) => [r.name, r.phase]));
-    expect(phase).toEqual({ files: 'Ready', web: 'Ready', api: 'Ready', everything: 'Ready', memory: 'Ready', broken: 'Failed', paged: 'Ready', pagedsse: 'Ready' });
+    expect(phase).toEqual({
+      files: 'Ready',
+      web: 'Ready',
+      api: 'Ready',
+      everything: 'Ready',
+      memory: 'Ready',
+      broken: 'Failed',
+      paged: 'Ready',
+      pagedsse: 'Ready',
+    });
     expect(records.find((r) => r.name === 'files')!.group).toBe('local');
     expect(records.find((r) => r.name === 'api')!.group).toBe('default');
     const broken = records.find((r) => r.name === 'broken')!;
@@ -123,7 +138,11 @@ describe('core: aggregation over mixed transports', () => {
   it('exposes every backend with the <backend>_ prefix, after filters and renames', async () => {
     const { tools } = await client.listTools();
     // stdio, with a rename: echo is exposed as files_say only.
-    expect(namesWith(tools, 'files_')).toEqual(FIXTURE_TOOLS.filter((t) => t !== 'whoami').map((t) => (t === 'echo' ? 'say' : t)).sort());
+    expect(namesWith(tools, 'files_')).toEqual(
+      FIXTURE_TOOLS.filter((t) => t !== 'whoami')
+        .map((t) => (t === 'echo' ? 'say' : t))
+        .sort(),
+    );
     const say = tools.find((t) => t.name === 'files_say')!;
     const echo = tools.find((t) => t.name === 'api_echo')!;
     expect(say.description).toBe('Echo, renamed');
@@ -221,7 +240,12 @@ describe('core: aggregation over mixed transports', () => {
       const gwResources = resources.map((r) => r.uri).filter((u) => u.startsWith('demo://'));
       expect(dResources.length).toBeGreaterThan(0);
       expect(gwResources.sort()).toEqual(dResources.map((r) => r.uri).sort());
-      expect(resourceTemplates.filter((t) => t.uriTemplate.startsWith('demo://')).map((t) => t.uriTemplate).sort()).toEqual(dTemplates.map((t) => t.uriTemplate).sort());
+      expect(
+        resourceTemplates
+          .filter((t) => t.uriTemplate.startsWith('demo://'))
+          .map((t) => t.uriTemplate)
+          .sort(),
+      ).toEqual(dTemplates.map((t) => t.uriTemplate).sort());
       expect(namesWith(prompts, 'everything_')).toEqual(dPrompts.map((p) => p.name).sort());
       // server-everything registers some tools only once it knows the client's
       // capabilities (a tools/list_changed after initialize): the gateway must have them.
@@ -290,7 +314,9 @@ describe('core: aggregation over mixed transports', () => {
     const item = await client.readResource({ uri: 'fixture://api/items/999' });
     expect(item.contents[0]).toMatchObject({ uri: 'fixture://api/items/999', text: 'item 999 from api' });
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['fixture://files/items/{id}', 'fixture://web/items/{id}', 'fixture://api/items/{id}']));
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(['fixture://files/items/{id}', 'fixture://web/items/{id}', 'fixture://api/items/{id}']),
+    );
     const ev = await client.readResource({ uri: resources.find((r) => r.uri.startsWith('demo://'))!.uri });
     expect(ev.contents.length).toBeGreaterThan(0);
   });
@@ -335,7 +361,7 @@ describe('core: aggregation over mixed transports', () => {
     const r = await sseClient.callTool({ name: 'web_echo', arguments: { text: 'over sse twice' } });
     expect(r.structuredContent).toEqual({ text: 'over sse twice' });
     const p = await sseClient.getPrompt({ name: 'api_greet', arguments: { name: 'bob' } });
-    expect(p.messages[0]!.content).toEqual({ type: 'text', text: 'Hello bob from api' });
+    expect(p.messages[0].content).toEqual({ type: 'text', text: 'Hello bob from api' });
   });
 
   it('server-memory (stdio, env from config) stores and reads back entities in the file its env names', async () => {

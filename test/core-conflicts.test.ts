@@ -27,7 +27,7 @@ function stdio(args: string[]) {
   return { type: 'stdio', command: f.command, args: f.args };
 }
 
-const text = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
+const text = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0].text;
 const whoami = async (c: Client, name: string) => JSON.parse(text(await c.callTool({ name, arguments: {} }))) as { name: string; pid: number };
 
 /** Arrival order really was the opposite of config order (else the test proves nothing). */
@@ -48,7 +48,10 @@ describe('core: conflicts under strategy prefix', () => {
       conflict_resolution: { strategy: 'prefix', separator: '__' },
       backends: {
         zeta: slowStdio(['--name', 'dup', '--tools', 'read_file,shared']),
-        alpha: { ...stdio(['--name', 'dup', '--tools', 'read_file,shared']), rename: { tools: { read_file: { name: 'fs_read' } }, prompts: { greet: { name: 'hello' } } } },
+        alpha: {
+          ...stdio(['--name', 'dup', '--tools', 'read_file,shared']),
+          rename: { tools: { read_file: { name: 'fs_read' } }, prompts: { greet: { name: 'hello' } } },
+        },
       },
     });
     client = await h.connect();
@@ -109,7 +112,7 @@ describe('core: conflicts under strategy first-wins', () => {
     expect(names).not.toContain('aonly');
     expect(await whoami(client, 'whoami')).toEqual({ name: 'dup', pid: pidOf(h, 'zeta') });
     expect(await whoami(client, 'who_alpha')).toEqual({ name: 'dup', pid: pidOf(h, 'alpha') });
-    const map = (await routeMapOf(h));
+    const map = await routeMapOf(h);
     expect(map.shared).toEqual(['zeta', 'shared']);
     expect(map.zonly).toEqual(['zeta', 'zonly']);
     expect(map.echo).toEqual(['zeta', 'echo']);
@@ -135,7 +138,11 @@ describe('core: conflicts under strategy error', () => {
         zeta: slowStdio(['--name', 'dup', '--tools', 'shared,zonly']),
         alpha: stdio(['--name', 'dup', '--tools', 'shared,aonly']),
         // Same fixture, but filters and renames leave it nothing in common with the others.
-        gamma: { ...stdio(['--name', 'gamma']), filters: { tools: { allow: ['whoami'] }, prompts: { deny: ['*'] } }, rename: { tools: { whoami: { name: 'gamma_who' } } } },
+        gamma: {
+          ...stdio(['--name', 'gamma']),
+          filters: { tools: { allow: ['whoami'] }, prompts: { deny: ['*'] } },
+          rename: { tools: { whoami: { name: 'gamma_who' } } },
+        },
       },
     });
     client = await h.connect();
@@ -165,7 +172,7 @@ describe('core: conflicts under strategy error', () => {
     const err = await client.callTool({ name: 'aonly', arguments: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpError);
     expect((err as McpError).message).toContain('aonly');
-    expect(Object.values((await routeMapOf(h))).some(([b]) => b === 'alpha')).toBe(false);
+    expect(Object.values(await routeMapOf(h)).some(([b]) => b === 'alpha')).toBe(false);
   });
 
   it('admits the held-back backend when the winner goes away, and rejects it again when the winner returns', async () => {

@@ -7,13 +7,7 @@
  * caused them, resource subscriptions, and list_changed.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  McpError,
-  type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { fixtureCommand, repoRoot, startHttpFixture, type HttpFixture } from './fixtures/spawn.js';
@@ -24,12 +18,12 @@ const BACKENDS = ['s', 'e', 'h', 'j'] as const;
 /** `j` answers POSTs with plain JSON, which cannot carry progress tied to the call: not a gateway matter. */
 const STREAMING_BACKENDS = ['s', 'e', 'h'] as const;
 const CAPS = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
-const text = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
+const text = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0].text;
 
 /** A client that answers sampling with `<who>: <prompt>`, elicitation with accept {answer: who}, roots with one root. */
 function answerAs(c: Client, who: string, seen: string[] = []): string[] {
   c.setRequestHandler(CreateMessageRequestSchema, (req) => {
-    const content = req.params.messages[0]!.content as { type: string; text?: string };
+    const content = req.params.messages[0].content as { type: string; text?: string };
     seen.push(`sampling:${content.text}`);
     return { role: 'assistant', model: 'test-model', content: { type: 'text', text: `${who}: ${content.text}` } };
   });
@@ -71,7 +65,11 @@ describe('core: progress, cancellation and client round trips', () => {
         // Plain JSON responses: the backend's own requests and notifications travel on its GET stream.
         j: { type: 'streamable-http', url: json.url },
         p: { type: 'streamable-http', url: asker.url },
-        everything: { type: 'stdio', command: process.execPath, args: [join(repoRoot(), 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] },
+        everything: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [join(repoRoot(), 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+        },
       },
     });
     a = await h.connect({ capabilities: CAPS });
@@ -90,7 +88,9 @@ describe('core: progress, cancellation and client round trips', () => {
       for (const backend of STREAMING_BACKENDS) {
         const progress: Progress[] = [];
         // Steps well apart: the SDK client drops a progress notification it reads in the same chunk as the response.
-        const r = await client.callTool({ name: `${backend}_slow`, arguments: { steps: 2, delay_ms: 250 } }, undefined, { onprogress: (p) => progress.push(p) });
+        const r = await client.callTool({ name: `${backend}_slow`, arguments: { steps: 2, delay_ms: 250 } }, undefined, {
+          onprogress: (p) => progress.push(p),
+        });
         expect(text(r)).toBe('done 2');
         expect(progress.map((p) => [p.progress, p.total, p.message])).toEqual([
           [1, 2, 'step 1'],
@@ -122,7 +122,9 @@ describe('core: progress, cancellation and client round trips', () => {
     ] as const) {
       for (const backend of BACKENDS) {
         expect(text(await client.callTool({ name: `${backend}_sample`, arguments: { prompt: `hi ${backend}` } }))).toBe(`sampled: ${who}: hi ${backend}`);
-        expect(text(await client.callTool({ name: `${backend}_elicit`, arguments: { question: `q ${backend}?` } }))).toBe(`elicited: accept {"answer":"${who}"}`);
+        expect(text(await client.callTool({ name: `${backend}_elicit`, arguments: { question: `q ${backend}?` } }))).toBe(
+          `elicited: accept {"answer":"${who}"}`,
+        );
         expect(JSON.parse(text(await client.callTool({ name: `${backend}_roots`, arguments: {} })))).toEqual([{ uri: `file:///roots/${who}`, name: who }]);
       }
     }
@@ -145,7 +147,10 @@ describe('core: progress, cancellation and client round trips', () => {
       const progressToken = req.params._meta?.progressToken;
       expect(progressToken).toBeDefined();
       for (const progress of [1, 2]) {
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: progressToken!, progress, total: 2, message: `thinking ${progress}` } });
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: progressToken!, progress, total: 2, message: `thinking ${progress}` },
+        });
       }
       return { role: 'assistant', model: 'm', content: { type: 'text', text: 'done thinking' } };
     });
@@ -218,10 +223,14 @@ describe('core: progress, cancellation and client round trips', () => {
     await b.subscribeResource({ uri });
     const oldPid = h.gateway.controller.backendState('s')!.conn!.pid!;
     process.kill(oldPid, 'SIGKILL');
-    await waitFor(() => {
-      const st = h.gateway.controller.backendState('s');
-      return st?.phase === 'Ready' && st.conn?.pid !== undefined && st.conn.pid !== oldPid;
-    }, 'backend s to reconnect', 20_000);
+    await waitFor(
+      () => {
+        const st = h.gateway.controller.backendState('s');
+        return st?.phase === 'Ready' && st.conn?.pid !== undefined && st.conn.pid !== oldPid;
+      },
+      'backend s to reconnect',
+      20_000,
+    );
     await waitFor(async () => text(await b.callTool({ name: 's_touch', arguments: { uri } })) === `updated ${uri}`, 'the new backend session to be subscribed');
     await notes.waitFor('notifications/resources/updated', (n) => (n.params as { uri?: string }).uri === uri);
     await b.unsubscribeResource({ uri });

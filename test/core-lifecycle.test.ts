@@ -33,7 +33,11 @@ function slowCallInFlight(c: Client, name: string): { result: Promise<unknown>; 
   let markStarted!: () => void;
   const started = new Promise<void>((r) => (markStarted = r));
   const result = c
-    .callTool({ name, arguments: { steps: 600, delay_ms: 100 } }, undefined, { onprogress: () => markStarted(), timeout: 120_000, resetTimeoutOnProgress: true })
+    .callTool({ name, arguments: { steps: 600, delay_ms: 100 } }, undefined, {
+      onprogress: () => markStarted(),
+      timeout: 120_000,
+      resetTimeoutOnProgress: true,
+    })
     .then(
       (v) => v,
       (e: unknown) => e,
@@ -115,7 +119,7 @@ describe('core: backends that fail, arrive late and go away', () => {
     const before = Object.fromEntries(kinds.map((k) => [k, notes.count(k)]));
     late = await startHttpFixture({ transport: 'streamable-http', name: 'late', port: latePort });
     await waitFor(() => record('late').phase === 'Ready', 'late backend to connect');
-    for (const k of kinds) await notes.waitFor(k, () => notes.count(k) > before[k]!);
+    for (const k of kinds) await notes.waitFor(k, () => notes.count(k) > before[k]);
     expect((await client.listResources()).resources.map((r) => r.uri)).toContain('fixture://late/info');
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('late_greet');
     expect(await toolNames(client)).toContain('late_echo');
@@ -130,12 +134,12 @@ describe('core: backends that fail, arrive late and go away', () => {
     expect((err as McpError).message).toMatch(/tight.*500 ms/);
     await waitFor(async () => {
       const r = await client.callTool({ name: 'tight_last_cancelled', arguments: {} });
-      return JSON.parse((r.content as Array<{ text: string }>)[0]!.text).cancelled === true;
+      return JSON.parse((r.content as Array<{ text: string }>)[0].text).cancelled === true;
     }, 'the backend to see the cancellation');
   });
 
   it('a stdio backend that dies mid-call: the call fails at once, clients are told, it comes back', async () => {
-    const pid = JSON.parse(((await client.callTool({ name: 'good_whoami', arguments: {} })).content as Array<{ text: string }>)[0]!.text).pid as number;
+    const pid = JSON.parse(((await client.callTool({ name: 'good_whoami', arguments: {} })).content as Array<{ text: string }>)[0].text).pid as number;
     const before = notes.count('notifications/tools/list_changed');
     const call = slowCallInFlight(client, 'good_slow');
     await call.started;
@@ -180,7 +184,12 @@ describe('core: backends that fail, arrive late and go away', () => {
 describe('core: stdio backends run in their own process group', () => {
   it('ends every process of the group when the backend closes, and when its leader dies', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-pgroup-'));
-    const files = { closeLeader: join(dir, 'g1.pid'), closeChild: join(dir, 'g1-child.pid'), crashLeader: join(dir, 'g2.pid'), crashChild: join(dir, 'g2-child.pid') };
+    const files = {
+      closeLeader: join(dir, 'g1.pid'),
+      closeChild: join(dir, 'g1-child.pid'),
+      crashLeader: join(dir, 'g2.pid'),
+      crashChild: join(dir, 'g2-child.pid'),
+    };
     const f = fixtureCommand([]);
     // The shell starts a grandchild (`sleep`), then becomes the fixture server with exec.
     const launch = (leaderFile: string, childFile: string, name: string) =>
@@ -190,7 +199,12 @@ describe('core: stdio backends run in their own process group', () => {
       backends: { g1: launch(files.closeLeader, files.closeChild, 'g1'), g2: launch(files.crashLeader, files.crashChild, 'g2') },
     });
     try {
-      const [l1, c1, l2, c2] = await Promise.all([readPid(files.closeLeader), readPid(files.closeChild), readPid(files.crashLeader), readPid(files.crashChild)]);
+      const [l1, c1, l2, c2] = await Promise.all([
+        readPid(files.closeLeader),
+        readPid(files.closeChild),
+        readPid(files.crashLeader),
+        readPid(files.crashChild),
+      ]);
       expect(h.gateway.controller.backendRecords().map((r) => r.phase)).toEqual(['Ready', 'Ready']);
       expect([l1, c1, l2, c2].map(isAlive)).toEqual([true, true, true, true]);
       // The leader crashes: its orphaned grandchild must not outlive it.

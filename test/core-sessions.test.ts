@@ -10,7 +10,7 @@ import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { fixtureCommand } from './fixtures/spawn.js';
 import { waitFor } from './helpers/core-util.js';
 
-const text = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
+const text = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0].text;
 
 const initBody = {
   jsonrpc: '2.0',
@@ -39,12 +39,20 @@ describe('core: MCP endpoints and sessions', () => {
     const initialized = await fetch(`${h.url}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
     expect(initialized.status).toBe(202);
 
-    const list = await fetch(`${h.url}/mcp`, { method: 'POST', headers: { ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    const list = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
     expect(list.status).toBe(200);
     expect(await list.text()).toContain('fx_echo');
 
     const ctrl = new AbortController();
-    const stream = await fetch(`${h.url}/mcp`, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sid!, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }, signal: ctrl.signal });
+    const stream = await fetch(`${h.url}/mcp`, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-session-id': sid!, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+      signal: ctrl.signal,
+    });
     expect(stream.status).toBe(200);
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     ctrl.abort();
@@ -58,14 +66,26 @@ describe('core: MCP endpoints and sessions', () => {
   });
 
   it('rejects requests without a session, or with an unknown one', async () => {
-    const noSession = await fetch(`${h.url}/mcp`, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const noSession = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: JSON_AND_SSE,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(noSession.status).toBe(400);
     expect(((await noSession.json()) as { error: { message: string } }).error.message).toMatch(/initialize/);
-    const unknown = await fetch(`${h.url}/mcp`, { method: 'POST', headers: { ...JSON_AND_SSE, 'mcp-session-id': 'no-such-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const unknown = await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: { ...JSON_AND_SSE, 'mcp-session-id': 'no-such-session' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(unknown.status).toBe(404);
     const getNoSession = await fetch(`${h.url}/mcp`, { method: 'GET', headers: { accept: 'text/event-stream' } });
     expect(getNoSession.status).toBe(400);
-    const sseUnknown = await fetch(`${h.url}/messages?sessionId=nope`, { method: 'POST', headers: JSON_AND_SSE, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const sseUnknown = await fetch(`${h.url}/messages?sessionId=nope`, {
+      method: 'POST',
+      headers: JSON_AND_SSE,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
     expect(sseUnknown.status).toBe(404);
   });
 
@@ -101,7 +121,7 @@ describe('core: idle sessions are reaped after server.session_ttl', () => {
   it('closes idle /mcp and /sse sessions, and drops their resource subscriptions at the backend', async () => {
     const sessionIds = () => h.gateway.sessions.records().map((r) => r.id);
     await h.connect({ transport: 'sse' });
-    const sseId = sessionIds()[0]!;
+    const sseId = sessionIds()[0];
     const httpClient = await h.connect();
     const httpId = sessionIds().find((id) => id !== sseId)!;
     const ids = { sse: sseId, 'streamable-http': httpId };
@@ -111,11 +131,15 @@ describe('core: idle sessions are reaped after server.session_ttl', () => {
     await httpClient.subscribeResource({ uri });
     expect(text(await httpClient.callTool({ name: 'fx_touch', arguments: { uri } }))).toBe(`updated ${uri}`);
 
-    await waitFor(() => !h.gateway.sessions.get(ids.sse!) && !h.gateway.sessions.get(ids['streamable-http']!), 'both idle sessions to be reaped');
+    await waitFor(() => !h.gateway.sessions.get(ids.sse) && !h.gateway.sessions.get(ids['streamable-http']), 'both idle sessions to be reaped');
     expect(h.logs.some((l) => l.includes('closing idle client session'))).toBe(true);
     // The reaped sessions are gone for good.
     await expect(httpClient.listTools()).rejects.toThrow();
-    const ssePost = await fetch(`${h.url}/messages?sessionId=${ids.sse}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }) });
+    const ssePost = await fetch(`${h.url}/messages?sessionId=${ids.sse}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }),
+    });
     expect(ssePost.status).toBe(404);
     // Its subscription went with it: the backend was unsubscribed.
     const fresh = await h.connect();

@@ -42,15 +42,26 @@ const MODES: Mode[] = [
   { label: 'sse', transport: 'sse', args: [], serverRequests: true, requestNotifications: true, stateful: true },
   { label: 'streamable-http', transport: 'streamable-http', args: [], serverRequests: true, requestNotifications: true, stateful: true },
   // A JSON answer cannot carry progress; server requests travel on the GET stream.
-  { label: 'streamable-http --json-response', transport: 'streamable-http', args: ['--json-response'], serverRequests: true, requestNotifications: false, stateful: true },
+  {
+    label: 'streamable-http --json-response',
+    transport: 'streamable-http',
+    args: ['--json-response'],
+    serverRequests: true,
+    requestNotifications: false,
+    stateful: true,
+  },
   // A fresh server per POST: no way back to the client outside the POST's own stream.
-  { label: 'streamable-http --stateless', transport: 'streamable-http', args: ['--stateless'], serverRequests: false, requestNotifications: true, stateful: false },
+  {
+    label: 'streamable-http --stateless',
+    transport: 'streamable-http',
+    args: ['--stateless'],
+    serverRequests: false,
+    requestNotifications: true,
+    stateful: false,
+  },
 ];
 
-const EXPECTED_TOOLS = [
-  'echo', 'add', 'fail', 'throw', 'whoami', 'slow', 'last_cancelled',
-  'sample', 'elicit', 'roots', 'add_tool', 'log', 'touch',
-];
+const EXPECTED_TOOLS = ['echo', 'add', 'fail', 'throw', 'whoami', 'slow', 'last_cancelled', 'sample', 'elicit', 'roots', 'add_tool', 'log', 'touch'];
 
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 3000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -69,10 +80,7 @@ function textOf(result: unknown): string {
 
 /** An SDK client with sampling/elicitation/roots handlers that records notifications. */
 function createTestClient(): { client: Client; notifications: Notification[] } {
-  const client = new Client(
-    { name: 'fixtures-test', version: '1.0.0' },
-    { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
-  );
+  const client = new Client({ name: 'fixtures-test', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     const first = request.params.messages[0]?.content;
     const prompt = first && !Array.isArray(first) && first.type === 'text' ? first.text : '?';
@@ -195,8 +203,7 @@ describe.each(MODES)('fixture over $label', (mode) => {
   });
 
   itWhen(mode.stateful)('sees the cancellation of slow', async () => {
-    const countOf = async (): Promise<number> =>
-      (JSON.parse(textOf(await client.callTool({ name: 'last_cancelled' }))) as { count: number }).count;
+    const countOf = async (): Promise<number> => (JSON.parse(textOf(await client.callTool({ name: 'last_cancelled' }))) as { count: number }).count;
     const before = await countOf();
     const controller = new AbortController();
     const call = client.callTool({ name: 'slow', arguments: { steps: 100, delay_ms: 20 } }, undefined, { signal: controller.signal });

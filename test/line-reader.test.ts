@@ -5,7 +5,12 @@ function feed(chunks: Buffer[]) {
   const reader = new JsonRpcLineReader();
   const messages: unknown[] = [];
   const errors: Error[] = [];
-  for (const c of chunks) reader.push(c, (m) => messages.push(m), (e) => errors.push(e));
+  for (const c of chunks)
+    reader.push(
+      c,
+      (m) => messages.push(m),
+      (e) => errors.push(e),
+    );
   return { messages, errors };
 }
 

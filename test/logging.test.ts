@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AUDIT_LEVEL, createLogger, silentLogger, type CreateLoggerOptions } from '../runtime/logging/logger.js';
-import { REDACTED, Redactor, redactor as processRedactor } from '../runtime/logging/redactor.js';
+import { AUDIT_LEVEL, createLogger, silentLogger, type CreateLoggerOptions } from '../runtime/observability/logging/logger.js';
+import { REDACTED, Redactor, redactor as processRedactor } from '../runtime/observability/logging/redactor.js';
 
 function capture(opts: Partial<CreateLoggerOptions> = {}) {
   const chunks: string[] = [];
@@ -28,7 +28,7 @@ describe('createLogger', () => {
     logger.info({ backend: 'github' }, 'connected');
     expect(lines()).toHaveLength(1);
     expect(lines()[0]).toMatchObject({ level: 30, name: 'gateway', backend: 'github', msg: 'connected' });
-    expect(typeof lines()[0]!.time).toBe('number');
+    expect(typeof lines()[0].time).toBe('number');
   });
 
   it(`has an audit level of ${AUDIT_LEVEL}, between warn and error`, () => {
@@ -89,7 +89,10 @@ describe('createLogger', () => {
       logger.debug('one');
       logger.audit('two');
       logger.trace('not logged');
-      const fileLines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const fileLines = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(fileLines.map((l) => [l.level, l.msg])).toEqual([
         [20, 'one'],
         [45, 'two'],

@@ -282,7 +282,10 @@ describe('management API (open, two backends)', () => {
 
       const auditFile = join(h.dir, 'audit.jsonl');
       await expect.poll(() => existsSync(auditFile) && readFileSync(auditFile, 'utf8').includes('"s_plus"'), { timeout: 5000 }).toBe(true);
-      const records = readFileSync(auditFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const records = readFileSync(auditFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       const rec = records.find((r) => r.target.capability_name === 's_plus');
       expect(rec.source.session_id).toBe('management');
       expect(rec.target).toMatchObject({ backend: 's', method: 'call_tool', original_name: 'add' });
@@ -367,10 +370,26 @@ describe('management API (open, two backends)', () => {
     expect(res.body.openapi).toBe('3.1.0');
     const paths = res.body.paths;
     const expected: Array<[string, string]> = [
-      ['get', '/health'], ['get', '/ready'], ['get', '/status'], ['get', '/backends'], ['get', '/groups'], ['get', '/capabilities'],
-      ['get', '/sessions'], ['get', '/events'], ['get', '/events/stream'], ['get', '/batch'], ['post', '/reload'],
-      ['post', '/reconnect/{name}'], ['post', '/reauth/{name}'], ['post', '/shutdown'], ['get', '/registry/search'], ['get', '/skills'],
-      ['post', '/skills/{name}/enable'], ['post', '/skills/{name}/disable'], ['post', '/tools/call'], ['post', '/resources/read'],
+      ['get', '/health'],
+      ['get', '/ready'],
+      ['get', '/status'],
+      ['get', '/backends'],
+      ['get', '/groups'],
+      ['get', '/capabilities'],
+      ['get', '/sessions'],
+      ['get', '/events'],
+      ['get', '/events/stream'],
+      ['get', '/batch'],
+      ['post', '/reload'],
+      ['post', '/reconnect/{name}'],
+      ['post', '/reauth/{name}'],
+      ['post', '/shutdown'],
+      ['get', '/registry/search'],
+      ['get', '/skills'],
+      ['post', '/skills/{name}/enable'],
+      ['post', '/skills/{name}/disable'],
+      ['post', '/tools/call'],
+      ['post', '/resources/read'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
     expect(Object.keys(paths)).toHaveLength(20);

@@ -66,7 +66,11 @@ describe('event stream, reload and readiness', () => {
         text += decoder.decode(chunk.value, { stream: true });
       }
     };
-    const frames = () => text.split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.parse(f.slice('data: '.length)));
+    const frames = () =>
+      text
+        .split('\n\n')
+        .filter((f) => f.startsWith('data: '))
+        .map((f) => JSON.parse(f.slice('data: '.length)));
 
     const reconnect = api.post('/reconnect/dead');
     await readUntil(() => frames().some((e) => e.stage === 'reconnect') && frames().some((e) => e.stage === 'error'));

@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -183,7 +183,10 @@ describe.each([
   });
 
   it('redacts secrets inside audit records, in the file and on the audit log level', () => {
-    const records = run.audit.trim().split('\n').map((l) => JSON.parse(l) as { target: { capability_name: string }; outcome: { error: string | null } });
+    const records = run.audit
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { target: { capability_name: string }; outcome: { error: string | null } });
     expect(records).toHaveLength(4);
     const errors = records.map((r) => r.outcome.error);
     expect(errors).toContain('upstream said token=[REDACTED]');
@@ -204,9 +207,7 @@ describe.each([
       // pino-pretty: "[time] LEVEL: message" then indented fields; the audit level by name.
       expect(logLines.some((l) => l.startsWith('{'))).toBe(false);
       expect(run.stdout).toMatch(/^\[[^\]]+\] DEBUG: leaky: API_TOKEN=\[REDACTED\]$/m);
-      expect(run.stdout).toMatch(
-        /^\[[^\]]+\] AUDIT: mcp_operation call_tool leaky\/leaky_fail error \d+\.\d ms ToolError: upstream said token=\[REDACTED\]$/m,
-      );
+      expect(run.stdout).toMatch(/^\[[^\]]+\] AUDIT: mcp_operation call_tool leaky\/leaky_fail error \d+\.\d ms ToolError: upstream said token=\[REDACTED\]$/m);
       // The record's remaining fields on one line, not a 20-line object dump.
       expect(run.stdout).toMatch(/^ {4}audit: event_id=[0-9a-f-]{36} session=\S+ client_ip=\S+ transport=streamable-http jsonrpc_id=\d+$/m);
     } else {

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLogger, type Logger } from '../runtime/logging/logger.js';
-import { MIN_SECRET_LENGTH, REDACTED, Redactor, SecretTooShortError } from '../runtime/logging/redactor.js';
+import { createLogger } from '../runtime/observability/logging/logger.js';
+import { MIN_SECRET_LENGTH, REDACTED, Redactor, SecretTooShortError } from '../runtime/observability/logging/redactor.js';
 
 const SECRET = 'sk-live-0123456789abcdef';
 
@@ -108,7 +108,10 @@ describe('redaction in log output', () => {
     logger.info(`connecting with ${SECRET}`);
     logger.info('format %s', SECRET);
     expect(text()).not.toContain(SECRET);
-    const lines = text().trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    const lines = text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string });
     expect(lines.map((l) => l.msg)).toEqual([`connecting with ${REDACTED}`, `format ${REDACTED}`]);
   });
 
@@ -128,12 +131,15 @@ describe('redaction in log output', () => {
     logger.error(new Error(`second ${SECRET}`));
     logger.warn({ error: new Error(`under the error key ${SECRET}`) }, 'also serialized');
     expect(text()).not.toContain(SECRET);
-    const [first, second, third] = text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
-    expect(first!.err.message).toBe(`backend rejected ${REDACTED}`);
-    expect(first!.err.stack).toContain(`Error: backend rejected ${REDACTED}`);
-    expect(second!.msg).toBe(`second ${REDACTED}`);
-    expect(second!.err.stack).toContain(REDACTED);
-    expect(third!.error.message).toBe(`under the error key ${REDACTED}`);
+    const [first, second, third] = text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    expect(first.err.message).toBe(`backend rejected ${REDACTED}`);
+    expect(first.err.stack).toContain(`Error: backend rejected ${REDACTED}`);
+    expect(second.msg).toBe(`second ${REDACTED}`);
+    expect(second.err.stack).toContain(REDACTED);
+    expect(third.error.message).toBe(`under the error key ${REDACTED}`);
   });
 
   it('redacts child-logger bindings, including secrets registered after the child was made', () => {
@@ -185,7 +191,7 @@ describe('redaction in log output', () => {
 
   it('redacts audit-level lines', () => {
     const { logger, text } = capture();
-    (logger as Logger).audit({ audit: { outcome: { error: SECRET } } }, 'mcp_operation');
+    logger.audit({ audit: { outcome: { error: SECRET } } }, 'mcp_operation');
     expect(text()).not.toContain(SECRET);
     expect(JSON.parse(text())).toMatchObject({ level: 45, audit: { outcome: { error: REDACTED } } });
   });

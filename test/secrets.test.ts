@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REDACTED, Redactor, SecretTooShortError, redactor as processRedactor } from '../runtime/logging/redactor.js';
+import { REDACTED, Redactor, SecretTooShortError, redactor as processRedactor } from '../runtime/observability/logging/redactor.js';
 import { EncryptedFileSecretProvider } from '../runtime/secrets/encrypted-file-provider.js';
 import { EnvSecretProvider } from '../runtime/secrets/env-provider.js';
 import { SecretNotFoundError, SecretsFileError, SecretsKeyError } from '../runtime/secrets/errors.js';
@@ -79,7 +79,7 @@ describe('encrypted secrets file', () => {
 
     const envelope = JSON.parse(encryptSecretsFile({ A: 'aaaaaaaaaa' }, key)) as { data: string };
     const bytes = Buffer.from(envelope.data, 'base64');
-    bytes[0] = bytes[0]! ^ 1;
+    bytes[0] = bytes[0] ^ 1;
     const tampered = join(dir, 'tampered.json');
     writeFileSync(tampered, JSON.stringify({ ...envelope, data: bytes.toString('base64') }));
     expect(() => new EncryptedFileSecretProvider(tampered, { key })).toThrow(SecretsFileError);
@@ -111,9 +111,7 @@ describe('SecretStore', () => {
     const { store: s } = store({ TOKEN: 'tok-12345678', 'db.user-1': 'database-user' }, { PASS: 'file-password' });
     expect(s.resolveString('secret:TOKEN')).toBe('tok-12345678');
     expect(s.resolveString('Bearer secret:TOKEN')).toBe('Bearer tok-12345678');
-    expect(s.resolveString('postgres://secret:db.user-1:secret:PASS@host/db')).toBe(
-      'postgres://database-user:file-password@host/db',
-    );
+    expect(s.resolveString('postgres://secret:db.user-1:secret:PASS@host/db')).toBe('postgres://database-user:file-password@host/db');
     expect(s.resolveString('no references here')).toBe('no references here');
   });
 

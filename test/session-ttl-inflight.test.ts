@@ -6,7 +6,10 @@ import { fixtureCommand } from './fixtures/spawn.js';
 describe('session TTL and calls in flight', () => {
   it('keeps a session whose call outlasts the TTL, then reaps it once idle', async () => {
     const f = fixtureCommand(['--name', 'long']);
-    const h = await startGateway({ server: { host: '127.0.0.1', port: 0, session_ttl: 0.3 }, backends: { s: { type: 'stdio', command: f.command, args: f.args } } });
+    const h = await startGateway({
+      server: { host: '127.0.0.1', port: 0, session_ttl: 0.3 },
+      backends: { s: { type: 'stdio', command: f.command, args: f.args } },
+    });
     try {
       const client = await h.connect();
       // Four steps of 250 ms: more than three TTLs with no other traffic from this client.

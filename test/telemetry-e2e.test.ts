@@ -18,7 +18,7 @@ import { stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AuditRecord } from '../schemas/audit-record.js';
-import { METRIC_REQUEST_DURATION, METRIC_REQUESTS } from '../runtime/telemetry/index.js';
+import { METRIC_REQUEST_DURATION, METRIC_REQUESTS } from '../runtime/observability/telemetry/index.js';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedMetric, type ReceivedSpan } from './helpers/otlp-receiver.js';
 import { fixtureCommand, repoRoot } from './fixtures/spawn.js';
@@ -135,12 +135,12 @@ describe('telemetry: spans and metrics of MCP requests reach an OTLP/HTTP receiv
     const thrown = byName('mcp.call_tool.s_throw');
     expect(thrown.status.code).toBe(OTLP_STATUS_ERROR);
     expect(thrown.events.map((e) => e.name)).toEqual(['exception']);
-    expect(thrown.events[0]!.attributes['exception.message']).toMatch(/boom/);
-    expect(thrown.events[0]!.attributes['exception.type']).toBe('BackendCallError');
+    expect(thrown.events[0].attributes['exception.message']).toMatch(/boom/);
+    expect(thrown.events[0].attributes['exception.type']).toBe('BackendCallError');
 
     const unknown = byName('mcp.call_tool.no_such_tool');
     expect(unknown.status.code).toBe(OTLP_STATUS_ERROR);
-    expect(unknown.events[0]!.attributes['exception.type']).toBe('ToolNotFoundError');
+    expect(unknown.events[0].attributes['exception.type']).toBe('ToolNotFoundError');
 
     const toolError = byName('mcp.call_tool.s_fail');
     expect(toolError.status.code).toBe(OTLP_STATUS_ERROR);
@@ -209,7 +209,10 @@ describe('telemetry: the OpenTelemetry packages removed', () => {
   });
 
   it('the copy really cannot import @opentelemetry/api', () => {
-    const probe = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('@opentelemetry/api')"], { cwd: join(appDir, 'dist'), encoding: 'utf8' });
+    const probe = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('@opentelemetry/api')"], {
+      cwd: join(appDir, 'dist'),
+      encoding: 'utf8',
+    });
     expect(probe.status).not.toBe(0);
     expect(probe.stderr).toMatch(/ERR_MODULE_NOT_FOUND|Cannot find package/);
   });
@@ -229,7 +232,7 @@ describe('telemetry: the OpenTelemetry packages removed', () => {
       cwd: appDir,
       cliPath: join(appDir, 'dist', 'cli', 'gateway.js'),
       args: ['--config', join(appDir, 'config.yaml'), '--port', '0', '--log-level', 'info', '--log-format', 'json'],
-      env: { ...process.env, ...OTEL_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRIC_EXPORT_INTERVAL: '100' } as NodeJS.ProcessEnv,
+      env: { ...process.env, ...OTEL_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRIC_EXPORT_INTERVAL: '100' },
     });
     const client = new Client({ name: 'no-otel', version: '1.0.0' });
     try {

@@ -8,7 +8,7 @@ import {
   type ModuleImporter,
   type OperationContext,
   type Telemetry,
-} from '../runtime/telemetry/index.js';
+} from '../runtime/observability/telemetry/index.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedMetric } from './helpers/otlp-receiver.js';
 
 const OTEL_ENV = [
@@ -35,12 +35,8 @@ afterAll(() => {
   }
 });
 
-function op(
-  method: OperationContext['method'],
-  capability: string,
-  extra: Partial<OperationContext> = {},
-): OperationContext {
-  return { method, capability, backend: 'b1', requestId: 1, sessionId: 'sess-1', ...extra };
+function op(method: OperationContext['method'], capability: string, extra: Partial<OperationContext> = {}): OperationContext {
+  return { method, capability, backend: 'b1', requestId: 1, sessionId: 'sess-1', transport: 'streamable-http', ...extra };
 }
 
 const logger = () => ({ info: vi.fn(), warn: vi.fn() });
@@ -169,10 +165,8 @@ describe('telemetry exporting to an OTLP/HTTP receiver', () => {
   });
 
   it('exports a request counter labelled tool_name, backend, success', async () => {
-    const series = (m: ReceivedMetric) =>
-      new Map(m.dataPoints.map((p) => [JSON.stringify(p.attributes), p.value]));
-    const key = (tool_name: string, backend: string, success: boolean) =>
-      JSON.stringify({ tool_name, backend, success });
+    const series = (m: ReceivedMetric) => new Map(m.dataPoints.map((p) => [JSON.stringify(p.attributes), p.value]));
+    const key = (tool_name: string, backend: string, success: boolean) => JSON.stringify({ tool_name, backend, success });
     // cumulative temporality: wait for an export that contains all series
     const counter = await receiver.waitFor(() => {
       const m = receiver.latestMetric(METRIC_REQUESTS, 'gw-test');
@@ -226,9 +220,7 @@ describe('telemetry exporting to an OTLP/HTTP receiver', () => {
     const span = receiver.spans().find((s) => s.name === 'mcp.call_tool.late');
     expect(span?.resource['service.name']).toBe('gw-shutdown');
     const counter = receiver.latestMetric(METRIC_REQUESTS, 'gw-shutdown');
-    expect(counter?.dataPoints).toEqual([
-      expect.objectContaining({ attributes: { tool_name: 'late', backend: 'b2', success: true }, value: 1 }),
-    ]);
+    expect(counter?.dataPoints).toEqual([expect.objectContaining({ attributes: { tool_name: 'late', backend: 'b2', success: true }, value: 1 })]);
     expect(receiver.latestMetric(METRIC_REQUEST_DURATION, 'gw-shutdown')?.dataPoints).toHaveLength(1);
 
     // idempotent, and the interceptor keeps passing requests through afterwards
@@ -302,8 +294,7 @@ describe('telemetry disabled', () => {
   });
 
   it('loadOtel() resolves to null when a single package is missing', async () => {
-    const importer: ModuleImporter = (s) =>
-      s === '@opentelemetry/exporter-metrics-otlp-http' ? absent(s) : import(s);
+    const importer: ModuleImporter = (s) => (s === '@opentelemetry/exporter-metrics-otlp-http' ? absent(s) : import(s));
     await expect(loadOtel({ importer })).resolves.toBeNull();
   });
 
@@ -316,9 +307,7 @@ describe('telemetry disabled', () => {
 
   it('loadOtel() loads the installed packages and falls back to sdk-node for resources', async () => {
     await expect(loadOtel()).resolves.not.toBeNull();
-    const importer = vi.fn<ModuleImporter>((s) =>
-      s === '@opentelemetry/resources' ? absent(s) : import(s),
-    );
+    const importer = vi.fn<ModuleImporter>((s) => (s === '@opentelemetry/resources' ? absent(s) : import(s)));
     const otel = await loadOtel({ importer });
     expect(otel).not.toBeNull();
     expect(importer).toHaveBeenCalledWith('@opentelemetry/sdk-node');

@@ -1,8 +1,8 @@
 /** What the management API needs from the rest of the gateway. */
 import type { GatewayController } from '../../controller/gateway-controller.js';
 import type { EventBus } from '../../controller/event-bus.js';
-import type { BackendPool } from '../../runtime/backend-pool.js';
-import type { Router } from '../../runtime/router.js';
+import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
+import type { Router } from '../../runtime/routing/router.js';
 import type { SessionStore } from '../mcp/session-store.js';
 
 export interface ListenAddress {
@@ -15,7 +15,7 @@ export interface ListenAddress {
 export interface ManagementContext {
   controller: GatewayController;
   router: Router;
-  pool: BackendPool;
+  pool: ServingBackends;
   sessions: SessionStore;
   events: EventBus;
   /** Where the gateway listens (known once it listens). */

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ManagementContext } from './context.js';
-import { redactor } from '../../runtime/logging/redactor.js';
+import { redactor } from '../../runtime/observability/logging/redactor.js';
 import { authHook, managementToken } from './auth.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
@@ -31,7 +31,10 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   // every management response passes through the same redactor as the logs.
   app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' ? redactor.redact(payload) : payload));
   // Read per request: a reload can change server.management.token.
-  app.addHook('onRequest', authHook(() => managementToken(ctx.controller.config)));
+  app.addHook(
+    'onRequest',
+    authHook(() => managementToken(ctx.controller.config)),
+  );
 
   healthRoutes(app, ctx);
   monitoringRoutes(app, ctx);

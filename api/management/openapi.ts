@@ -26,7 +26,12 @@ export class OpenApiCollector {
   add(route: RouteOptions): void {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
     for (const method of methods) {
-      this.routes.push({ method: method.toLowerCase(), url: route.url, schema: (route.schema ?? {}) as Collected['schema'], doc: route.config as RouteDoc | undefined });
+      this.routes.push({
+        method: method.toLowerCase(),
+        url: route.url,
+        schema: (route.schema ?? {}) as Collected['schema'],
+        doc: route.config as RouteDoc | undefined,
+      });
     }
   }
 
@@ -54,7 +59,15 @@ export class OpenApiCollector {
 function operation(route: Collected, path: string): Record<string, unknown> {
   const { schema, doc } = route;
   const op: Record<string, unknown> = {
-    operationId: route.method + path.replace(/^\/manage\/v1/, '').replace(/[{}]/g, '').split(/[/_.-]/).filter(Boolean).map(capitalize).join(''),
+    operationId:
+      route.method +
+      path
+        .replace(/^\/manage\/v1/, '')
+        .replace(/[{}]/g, '')
+        .split(/[/_.-]/)
+        .filter(Boolean)
+        .map(capitalize)
+        .join(''),
     summary: doc!.summary,
     tags: [doc!.tag],
   };

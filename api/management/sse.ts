@@ -7,7 +7,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { EventBus } from '../../controller/event-bus.js';
-import { redactor } from '../../runtime/logging/redactor.js';
+import { redactor } from '../../runtime/observability/logging/redactor.js';
 
 /** Unsent bytes tolerated for a slow reader before the stream is closed. */
 const MAX_BACKLOG_BYTES = 1024 * 1024;

@@ -27,6 +27,6 @@ export function installValidation(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if ((body as string).trim() === '') return done(null, undefined);
-    parseJson(req, body as string, done);
+    void parseJson(req, body as string, done);
   });
 }

@@ -3,7 +3,7 @@
  * and `GET /batch`.
  */
 import type { Static } from '@sinclair/typebox';
-import type { RegistrySnapshot, Route } from '../../runtime/capability-registry.js';
+import type { RouteTable, Route } from '../../runtime/routing/route-table.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { BadRequestError } from '../../schemas/errors.js';
 import type { CapabilitiesQuery, CapabilitiesResponse, EventsQuery, EventsSchema, StatusResponse } from '../../schemas/api.js';
@@ -34,12 +34,10 @@ export function statusView(ctx: ManagementContext): StatusResponse {
 }
 
 /** Filters of `GET /capabilities`: kind, owning backend, and a case-insensitive substring of a name or URI. */
-export function capabilitiesView(snap: RegistrySnapshot, q: Partial<CapabilitiesQuery> = {}): CapabilitiesResponse {
+export function capabilitiesView(snap: RouteTable, q: Partial<CapabilitiesQuery> = {}): CapabilitiesResponse {
   const needle = q.search?.toLowerCase();
   const want = (kind: 'tools' | 'resources' | 'prompts', backend: string, ...names: Array<string | undefined>) =>
-    (!q.type || q.type === kind) &&
-    (q.backend === undefined || q.backend === backend) &&
-    (!needle || names.some((n) => n?.toLowerCase().includes(needle)));
+    (!q.type || q.type === kind) && (q.backend === undefined || q.backend === backend) && (!needle || names.some((n) => n?.toLowerCase().includes(needle)));
 
   // Each route is filtered by the same names as its listed item, so the map and the lists agree.
   const routeMap: Record<string, string[]> = {};
@@ -60,7 +58,7 @@ export function capabilitiesView(snap: RegistrySnapshot, q: Partial<Capabilities
         original_name: e.original,
         description: e.tool.description ?? '',
         backend: e.backend,
-        input_schema: e.tool.inputSchema as Record<string, unknown>,
+        input_schema: e.tool.inputSchema,
         filtered: e.filtered,
         renamed: e.renamed,
       })),
@@ -73,7 +71,7 @@ export function capabilitiesView(snap: RegistrySnapshot, q: Partial<Capabilities
         name: e.prompt.name,
         description: e.prompt.description ?? '',
         backend: e.backend,
-        arguments: (e.prompt.arguments ?? []) as Array<Record<string, unknown>>,
+        arguments: e.prompt.arguments ?? [],
       })),
     route_map: routeMap,
   };

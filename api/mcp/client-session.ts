@@ -1,7 +1,7 @@
 /** One MCP client session on /mcp or /sse: its SDK Server, transport and activity clock. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { CallerTransport } from '../../runtime/operation.js';
+import type { CallerTransport } from '../../runtime/routing/operation.js';
 
 export type SessionTransport = Exclude<CallerTransport, 'management'>;
 

@@ -30,13 +30,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import {
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-  type RequestId,
-  type RequestInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type RequestInfo } from '@modelcontextprotocol/sdk/types.js';
 import { isJsonRpcMessage, isRequestMessage, isResponseMessage, mediaType, serializeMessage } from '../../runtime/transports/json-rpc.js';
 import { jsonRpcErrorBody } from '../error-mapping.js';
 
@@ -242,7 +236,7 @@ export class NodeStreamableHttpTransport implements Transport {
     // Every request of this POST is answered: finish the response.
     this.finish(stream);
     if (!stream.sse) {
-      const text = stream.batch ? `[${stream.answers.map(serializeMessage).join(',')}]` : serializeMessage(stream.answers[0]!);
+      const text = stream.batch ? `[${stream.answers.map(serializeMessage).join(',')}]` : serializeMessage(stream.answers[0]);
       writeJsonText(stream.res, 200, text, this.sessionId === undefined ? undefined : { 'mcp-session-id': this.sessionId });
     } else {
       stream.res.end();
@@ -329,7 +323,6 @@ function writeEvent(res: ServerResponse, message: JSONRPCMessage): void {
   if (res.writableEnded || res.destroyed) return;
   res.write(`event: message\ndata: ${serializeMessage(message)}\n\n`);
 }
-
 
 /** What the SDK hands handlers as `extra.requestInfo` and `extra.authInfo`; the URL is built only if read. */
 function messageExtra(req: IncomingMessage & { auth?: AuthInfo }): MessageExtraInfo {

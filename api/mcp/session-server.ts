@@ -7,28 +7,20 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  ErrorCode,
-  McpError,
-  type JSONRPCRequest,
-  type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { Router } from '../../runtime/router.js';
-import type { BackendPool } from '../../runtime/backend-pool.js';
-import type { ResourceSubscriptions } from '../../runtime/resource-subscriptions.js';
-import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../runtime/caller.js';
+import { ErrorCode, McpError, type JSONRPCRequest, type LoggingLevel, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Router } from '../../runtime/routing/router.js';
+import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
+import type { ResourceSubscriptions } from '../../runtime/routing/resource-subscriptions.js';
+import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../runtime/routing/caller.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { cachedListResult } from '../../runtime/transports/json-rpc.js';
 import { toJsonRpcError } from '../error-mapping.js';
 import type { ClientSession } from './client-session.js';
-import { PASSTHROUGH } from '../../runtime/passthrough-schema.js';
-
+import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 
 export interface SessionServerDeps {
   router: Router;
-  pool: BackendPool;
+  pool: ServingBackends;
   subscriptions: ResourceSubscriptions;
   validator: jsonSchemaValidator;
 }
@@ -44,10 +36,7 @@ export const GATEWAY_CAPABILITIES = {
 };
 
 export function createSessionServer(deps: SessionServerDeps, session: () => ClientSession): Server {
-  const server = new Server(
-    { name: GATEWAY_NAME, version: GATEWAY_VERSION },
-    { capabilities: GATEWAY_CAPABILITIES, jsonSchemaValidator: deps.validator },
-  );
+  const server = new Server({ name: GATEWAY_NAME, version: GATEWAY_VERSION }, { capabilities: GATEWAY_CAPABILITIES, jsonSchemaValidator: deps.validator });
   // The SDK's own setLevel handler only records the level; ours also tells the backends.
   server.removeRequestHandler('logging/setLevel');
   server.oninitialized = () => {
@@ -60,7 +49,7 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
     const current = session();
     current.activeRequests++;
     try {
-      return (await handle(deps, current, request, extra)) as never;
+      return await handle(deps, current, request, extra);
     } catch (err) {
       throw toJsonRpcError(err);
     } finally {
@@ -71,7 +60,7 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
   server.fallbackNotificationHandler = async (notification) => {
     // The client's roots changed: every backend may care.
     if (notification.method === 'notifications/roots/list_changed') {
-      await Promise.all(deps.pool.servingNames().map((name) => deps.pool.get(name)?.notify(notification.method)));
+      await Promise.all(deps.pool.servingNames().map(async (name) => deps.pool.get(name)?.notify(notification.method)));
     }
   };
   return server;
@@ -122,8 +111,7 @@ function callerOf(session: ClientSession, request: JSONRPCRequest, extra: Extra)
     clientIp: session.clientIp,
     requestId: request.id,
     // Tied to this request, so on streamable HTTP it travels on the same response stream.
-    sendRequest: (req, signal, onprogress) =>
-      extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) }) as Promise<JsonObject>,
+    sendRequest: (req, signal, onprogress) => extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) }),
   };
 }
 

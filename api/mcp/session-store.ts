@@ -4,17 +4,23 @@
  * notifications, and delivers backend notifications to the right sessions.
  */
 import type { Notification, JSONRPCRequest, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../../runtime/logging/logger.js';
-import type { ListKind } from '../../runtime/backend-pool.js';
-import type { ResourceSubscriptions } from '../../runtime/resource-subscriptions.js';
-import type { JsonObject, ProgressHandler } from '../../runtime/caller.js';
+import type { Logger } from '../../runtime/observability/logging/logger.js';
+import type { ListKind } from '../../runtime/backends/serving-backends.js';
+import type { ResourceSubscriptions } from '../../runtime/routing/resource-subscriptions.js';
+import type { JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
 import type { ClientSession } from './client-session.js';
-import { PASSTHROUGH } from '../../runtime/passthrough-schema.js';
+import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 import type { SessionRecord } from '../../schemas/api.js';
 
-
 const LOG_SEVERITY: Record<LoggingLevel, number> = {
-  debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7,
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
 };
 
 /** Client capability each backend-initiated request needs. */
@@ -23,7 +29,6 @@ const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots'> 
   'elicitation/create': 'elicitation',
   'roots/list': 'roots',
 };
-
 
 export class SessionStore {
   private readonly sessions = new Map<string, ClientSession>();
@@ -124,7 +129,10 @@ export class SessionStore {
       const uri = (n.params as { uri?: string } | undefined)?.uri;
       if (!uri) return;
       for (const id of this.subscriptions.subscribers(uri)) {
-        void this.sessions.get(id)?.server.notification(n as never).catch(() => undefined);
+        void this.sessions
+          .get(id)
+          ?.server.notification(n)
+          .catch(() => undefined);
       }
       return;
     }
@@ -134,7 +142,7 @@ export class SessionStore {
       const level = original.level as LoggingLevel;
       for (const s of this.sessions.values()) {
         if (!s.initialized || (s.logLevel && LOG_SEVERITY[level] < LOG_SEVERITY[s.logLevel])) continue;
-        void s.server.notification({ method: n.method, params } as never).catch(() => undefined);
+        void s.server.notification({ method: n.method, params }).catch(() => undefined);
       }
       return;
     }
@@ -155,6 +163,9 @@ export class SessionStore {
       if (request.method === 'roots/list') return Promise.resolve({ roots: [] });
       return Promise.reject(new Error(`no client session can answer ${request.method}`));
     }
-    return target.server.request({ method: request.method, params: request.params } as never, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) }) as Promise<JsonObject>;
+    return target.server.request({ method: request.method, params: request.params }, PASSTHROUGH, {
+      signal,
+      ...(onprogress ? { onprogress } : {}),
+    });
   }
 }

@@ -23,8 +23,7 @@ interface Transported {
 export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
   const transports = new Map<string, Transported>();
 
-  const rpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
-    reply.code(status).send(jsonRpcErrorBody(code, message));
+  const rpcError = (reply: FastifyReply, status: number, code: number, message: string) => reply.code(status).send(jsonRpcErrorBody(code, message));
 
   const lookup = (req: FastifyRequest, reply: FastifyReply): Transported | undefined => {
     const id = req.headers['mcp-session-id'];

@@ -2,16 +2,19 @@
 import { Command, Option } from 'clipanion';
 import { Gateway, type LogFormat } from '../../api/gateway.js';
 import { GatewayError } from '../../schemas/errors.js';
-import { redactor } from '../../runtime/logging/redactor.js';
+import { redactor } from '../../runtime/observability/logging/redactor.js';
 import { GATEWAY_VERSION } from '../../runtime/version.js';
-import { flushLogsSync } from '../../runtime/logging/logger.js';
+import { flushLogsSync } from '../../runtime/observability/logging/logger.js';
 
 export class ServerCommand extends Command {
   static override paths = [['server']];
   static override usage = Command.Usage({
     description: 'Start the gateway',
     details: 'Reads the config (--config, else config.yaml or config.yml in the working directory), connects every backend and serves MCP on /mcp and /sse.',
-    examples: [['Start on the default address', 'gateway server'], ['Another config and port', 'gateway server --config my.yaml --port 9100 -v']],
+    examples: [
+      ['Start on the default address', 'gateway server'],
+      ['Another config and port', 'gateway server --config my.yaml --port 9100 -v'],
+    ],
   });
 
   config = Option.String('--config,-c', { description: 'Config file path' });

@@ -7,7 +7,7 @@
  */
 import type { GatewayConfig } from '../../schemas/config.js';
 import { ConfigError } from '../../schemas/errors.js';
-import { SecretTooShortError, type Redactor } from '../logging/redactor.js';
+import { SecretTooShortError, type Redactor } from '../observability/logging/redactor.js';
 
 /** Header and variable names that carry credentials. */
 const CREDENTIAL_NAME = /(authorization|cookie|token|secret|password|passwd|api[-_]?key|access[-_]?key|private[-_]?key|credential|auth)/i;

@@ -4,7 +4,7 @@
  * Every value handed out is first registered with the redactor, so a secret
  * can never reach a log line before it is known to the redactor.
  */
-import { redactor as processRedactor, SecretTooShortError, type Redactor } from '../logging/redactor.js';
+import { redactor as processRedactor, SecretTooShortError, type Redactor } from '../observability/logging/redactor.js';
 import { SecretNotFoundError } from './errors.js';
 import type { SecretProvider } from './secret-provider.js';
 

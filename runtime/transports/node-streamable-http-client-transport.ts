@@ -76,7 +76,7 @@ export class NodeStreamableHttpClientTransport implements Transport {
     this.extraHeaders = opts.headers ?? {};
     this.reconnection = opts.reconnection ?? DEFAULT_RECONNECTION;
     const secure = url.protocol === 'https:';
-    this.requestFn = (secure ? https.request : http.request) as typeof http.request;
+    this.requestFn = secure ? https.request : http.request;
     this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
     this.target = urlToRequestOptions(url);
     this.rebuildHeaders();
@@ -126,7 +126,7 @@ export class NodeStreamableHttpClientTransport implements Transport {
         return;
       }
       const messages = Array.isArray(message) ? message : [message];
-      const hasRequests = messages.some((m) => isRequestMessage(m as Record<string, unknown>));
+      const hasRequests = messages.some((m) => isRequestMessage(m));
       if (!hasRequests) {
         res.resume();
         return;
@@ -269,27 +269,30 @@ export class NodeStreamableHttpClientTransport implements Transport {
     let lastEventId: string | undefined;
     let primed = false;
     let answered = false;
-    const parser = new SseParser((event) => {
-      if (event.id !== undefined) {
-        lastEventId = event.id;
-        primed = true;
-        onresumptiontoken?.(event.id);
-      }
-      if (!event.data) return;
-      if (event.event && event.event !== 'message') return;
-      try {
-        const message = toJsonRpcMessage(JSON.parse(event.data));
-        if ('result' in message && message.id !== undefined) {
-          answered = true;
-          if (replayMessageId !== undefined) message.id = replayMessageId;
+    const parser = new SseParser(
+      (event) => {
+        if (event.id !== undefined) {
+          lastEventId = event.id;
+          primed = true;
+          onresumptiontoken?.(event.id);
         }
-        this.onmessage?.(message);
-      } catch (error) {
-        this.onerror?.(error as Error);
-      }
-    }, (retryMs) => {
-      this.serverRetryMs = retryMs;
-    });
+        if (!event.data) return;
+        if (event.event && event.event !== 'message') return;
+        try {
+          const message = toJsonRpcMessage(JSON.parse(event.data));
+          if ('result' in message && message.id !== undefined) {
+            answered = true;
+            if (replayMessageId !== undefined) message.id = replayMessageId;
+          }
+          this.onmessage?.(message);
+        } catch (error) {
+          this.onerror?.(error as Error);
+        }
+      },
+      (retryMs) => {
+        this.serverRetryMs = retryMs;
+      },
+    );
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => parser.push(chunk));
     let ended = false;
@@ -425,7 +428,6 @@ function readText(res: IncomingMessage): Promise<string> {
     res.once('aborted', () => reject(abortError()));
   });
 }
-
 
 function redirectTarget(res: IncomingMessage, from: URL): URL | undefined {
   const location = res.headers.location;

@@ -83,11 +83,11 @@ export class ProcessGroupStdioTransport implements Transport {
         resolve();
       });
 
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         this.reader.push(chunk, this.deliver, this.fail);
       });
-      child.stdout!.on('error', (err) => this.onerror?.(err));
-      child.stdin!.on('error', (err) => {
+      child.stdout.on('error', (err) => this.onerror?.(err));
+      child.stdin.on('error', (err) => {
         // EPIPE after the child died is reported through exit, not as a separate error.
         if (!this.closing) this.onerror?.(err);
       });

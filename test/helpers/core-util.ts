@@ -32,7 +32,7 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
   for (;;) {
     try {
       const v = await cond();
-      if (v) return v as NonNullable<T>;
+      if (v) return v;
     } catch (err) {
       lastErr = err;
     }
@@ -245,5 +245,5 @@ export const stdioFixture = (args: string[] = []) => ({ type: 'stdio', ...fixtur
 /** Calls a fixture's `whoami` tool: which server and process answered. */
 export async function whoami(client: Client, tool: string): Promise<{ name: string; pid: number }> {
   const r = await client.callTool({ name: tool, arguments: {} });
-  return JSON.parse((r.content as Array<{ text: string }>)[0]!.text);
+  return JSON.parse((r.content as Array<{ text: string }>)[0].text);
 }

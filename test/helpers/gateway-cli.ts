@@ -46,8 +46,8 @@ export async function startGatewayCli(opts: StartCliOptions): Promise<GatewayPro
   live.add(child);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {
       live.delete(child);
@@ -65,7 +65,7 @@ export async function startGatewayCli(opts: StartCliOptions): Promise<GatewayPro
       const m = /Streamable HTTP\s+(http:\/\/\S+)\/mcp/.exec(out);
       if (!m) return;
       cleanup();
-      resolve(m[1]!);
+      resolve(m[1]);
     };
     const onExit = ({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }) => {
       cleanup();
@@ -73,9 +73,9 @@ export async function startGatewayCli(opts: StartCliOptions): Promise<GatewayPro
     };
     const cleanup = () => {
       clearTimeout(timer);
-      child.stdout!.off('data', check);
+      child.stdout.off('data', check);
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     void exited.then(onExit);
   });
 
@@ -109,8 +109,8 @@ export function runGatewayCliToExit(opts: StartCliOptions): Promise<{ code: numb
   live.add(child);
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { Gateway, type GatewayOptions } from '../../api/gateway.js';
-import { createLogger } from '../../runtime/logging/logger.js';
+import { createLogger } from '../../runtime/observability/logging/logger.js';
 import type { EventRecord } from '../../schemas/records.js';
 
 export interface Harness {
@@ -61,10 +61,7 @@ export async function startGateway(config: Record<string, unknown>, opts: Gatewa
     writeConfig,
     async connect({ transport = 'streamable-http', capabilities = {} } = {}) {
       const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities });
-      const t =
-        transport === 'sse'
-          ? new SSEClientTransport(new URL(`${gateway.url}/sse`))
-          : new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`));
+      const t = transport === 'sse' ? new SSEClientTransport(new URL(`${gateway.url}/sse`)) : new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`));
       await client.connect(t);
       clients.push(client);
       return client;

@@ -9,7 +9,11 @@ export interface ApiResponse {
 }
 
 export function managementClient(baseUrl: string, token?: string) {
-  const request = async (method: string, path: string, init: { body?: unknown; raw?: string; contentType?: string; token?: string | null } = {}): Promise<ApiResponse> => {
+  const request = async (
+    method: string,
+    path: string,
+    init: { body?: unknown; raw?: string; contentType?: string; token?: string | null } = {},
+  ): Promise<ApiResponse> => {
     const headers: Record<string, string> = {};
     const bearer = init.token === undefined ? token : init.token;
     if (bearer) headers.authorization = `Bearer ${bearer}`;

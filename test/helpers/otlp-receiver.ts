@@ -118,9 +118,7 @@ function flattenMetrics(body: any, batch: number): ReceivedMetric[] {
     const resource = attrs(rm.resource?.attributes);
     for (const sm of rm.scopeMetrics ?? []) {
       for (const m of sm.metrics ?? []) {
-        const type = (['sum', 'gauge', 'histogram', 'exponentialHistogram'] as const).find(
-          (t) => m[t] !== undefined,
-        );
+        const type = (['sum', 'gauge', 'histogram', 'exponentialHistogram'] as const).find((t) => m[t] !== undefined);
         const data = type ? m[type] : undefined;
         out.push({
           name: m.name,
@@ -164,7 +162,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '').split('?')[0]!;
+    const path = (req.url ?? '').split('?')[0];
     const contentType = String(req.headers['content-type'] ?? '');
     const reply = (status: number, body: string) => {
       requests.push({ path, contentType, status });
@@ -217,9 +215,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         reject(
           new Error(
             `OTLP receiver: condition not met within ${timeoutMs} ms; received spans ` +
-              `[${spans().map((s) => s.name).join(', ')}], metrics [${[
-                ...new Set(metrics().map((m) => m.name)),
-              ].join(', ')}]`,
+              `[${spans()
+                .map((s) => s.name)
+                .join(', ')}], metrics [${[...new Set(metrics().map((m) => m.name))].join(', ')}]`,
           ),
         );
       }, timeoutMs);
@@ -249,8 +247,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     },
     waitFor,
     waitForSpan: (name, timeoutMs) => waitFor(() => spans().find((s) => s.name === name), timeoutMs),
-    waitForMetric: (name, timeoutMs) =>
-      waitFor(() => metrics().find((m) => m.name === name), timeoutMs),
+    waitForMetric: (name, timeoutMs) => waitFor(() => metrics().find((m) => m.name === name), timeoutMs),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ResourceReadBodySchema, ResourceReadSchema, ToolCallBodySchema, ToolCallSchema } from '../../../schemas/api.js';
-import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../../runtime/caller.js';
+import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../../runtime/routing/caller.js';
 import type { ManagementContext } from '../context.js';
 import { BAD_REQUEST, doc, errors } from '../route-doc.js';
 

@@ -47,13 +47,14 @@ export function isModuleNotFound(err: unknown): boolean {
 }
 
 /** Named export of an ESM namespace, or of `default` for CJS interop. */
-function pick(ns: unknown, name: string, kind: 'function' | 'object', pkg: string): any {
-  const mod = ns as Record<string, any> | null | undefined;
-  const value = mod?.[name] ?? mod?.default?.[name];
+function pick<T>(ns: unknown, name: string, kind: 'function' | 'object', pkg: string): T {
+  const mod = ns as Record<string, unknown> | null | undefined;
+  const value = mod?.[name] ?? (mod?.default as Record<string, unknown> | undefined)?.[name];
   if (typeof value !== kind || value === null) {
     throw new IncompatibleOtelError(`${pkg}: export '${name}' missing or not a ${kind}`);
   }
-  return value;
+  // The shape was checked as far as it can be at run time; the declared types in otel-types.ts say the rest.
+  return value as T;
 }
 
 async function loadResources(importer: ModuleImporter): Promise<OtelResourcesModule> {
@@ -101,12 +102,7 @@ export async function loadOtel(options: LoadOtelOptions = {}): Promise<OtelModul
     };
     const metricsSdk: OtelMetricsSdkModule = {
       MeterProvider: pick(metricsNs, 'MeterProvider', 'function', P.metricsSdk),
-      PeriodicExportingMetricReader: pick(
-        metricsNs,
-        'PeriodicExportingMetricReader',
-        'function',
-        P.metricsSdk,
-      ),
+      PeriodicExportingMetricReader: pick(metricsNs, 'PeriodicExportingMetricReader', 'function', P.metricsSdk),
     };
     const traceExporter: OtelTraceExporterModule = {
       OTLPTraceExporter: pick(traceExpNs, 'OTLPTraceExporter', 'function', P.traceExporter),

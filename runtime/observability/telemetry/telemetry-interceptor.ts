@@ -11,13 +11,7 @@
  * count as success=false and set the span status to ERROR; a thrown error is
  * also recorded as an exception event and rethrown unchanged.
  */
-import type {
-  OtelCounter,
-  OtelHistogram,
-  OtelInstrumentOptions,
-  OtelMeter,
-  OtelTracer,
-} from './otel-types.js';
+import type { OtelCounter, OtelHistogram, OtelInstrumentOptions, OtelMeter, OtelTracer } from './otel-types.js';
 import type { Interceptor, OperationContext } from './types.js';
 import { errorMessage, errorType, isToolError } from '../failure.js';
 
@@ -36,9 +30,7 @@ const DURATION_OPTIONS: OtelInstrumentOptions = {
   description: 'Duration of MCP requests handled by the gateway',
   unit: 's',
   advice: {
-    explicitBucketBoundaries: [
-      0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300,
-    ],
+    explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300],
   },
 };
 
@@ -52,12 +44,7 @@ export interface TelemetryInstruments {
   spanKind: number;
 }
 
-export function createInstruments(
-  meter: OtelMeter,
-  tracer: OtelTracer,
-  statusError: number,
-  spanKind: number,
-): TelemetryInstruments {
+export function createInstruments(meter: OtelMeter, tracer: OtelTracer, statusError: number, spanKind: number): TelemetryInstruments {
   return {
     tracer,
     requests: meter.createCounter(METRIC_REQUESTS, REQUESTS_OPTIONS),
@@ -66,9 +53,6 @@ export function createInstruments(
     spanKind,
   };
 }
-
-
-
 
 /**
  * What recordException gets. The SDK uses an exception's `code` as
@@ -86,10 +70,7 @@ function exceptionOf(err: unknown, message: string): { name: string; message: st
 export function createTelemetryInterceptor(instruments: TelemetryInstruments): Interceptor {
   const { tracer, requests, duration, statusError, spanKind } = instruments;
 
-  return async function telemetryInterceptor<T>(
-    ctx: OperationContext,
-    next: () => Promise<T>,
-  ): Promise<T> {
+  return async function telemetryInterceptor<T>(ctx: OperationContext, next: () => Promise<T>): Promise<T> {
     const startBackend = ctx.backend;
     const span = tracer.startSpan(`mcp.${ctx.method}.${ctx.capability}`, {
       kind: spanKind,

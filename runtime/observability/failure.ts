@@ -36,6 +36,9 @@ export function isToolError(result: unknown): boolean {
 export function toolErrorText(result: unknown): string | undefined {
   if (!isToolError(result)) return undefined;
   const content = (result as { content?: Array<{ type?: string; text?: string }> }).content ?? [];
-  const text = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text).join('\n');
+  const text = content
+    .filter((c) => c.type === 'text' && typeof c.text === 'string')
+    .map((c) => c.text)
+    .join('\n');
   return text || 'tool reported an error';
 }

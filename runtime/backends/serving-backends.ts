@@ -6,25 +6,25 @@
  * `list_changed` notifications they need.
  */
 import { EventEmitter } from 'node:events';
-import type { Logger } from './logging/logger.js';
-import type { BackendSpec } from '../schemas/config.js';
+import type { Logger } from '../observability/logging/logger.js';
+import type { BackendSpec } from '../../schemas/config.js';
 import { BackendConnection, type BackendBridge } from './backend-connection.js';
-import { buildSnapshot, emptySnapshot, type ConflictPolicy, type RegistrySnapshot } from './capability-registry.js';
-import { listResultJson } from './transports/json-rpc.js';
+import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type RouteTable } from '../routing/route-table.js';
+import { listResultJson } from '../transports/json-rpc.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
-export interface BackendPoolEvents {
+export interface ServingBackendsEvents {
   /** The registry was rebuilt; `changed` names the client-visible lists that differ. */
-  registry: [snapshot: RegistrySnapshot, changed: Set<ListKind>];
+  registry: [snapshot: RouteTable, changed: Set<ListKind>];
 }
 
-export class BackendPool extends EventEmitter<BackendPoolEvents> {
+export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   private readonly serving = new Map<string, BackendConnection>();
   private order: string[] = [];
   private policy: ConflictPolicy = { strategy: 'prefix', separator: '_' };
   private specs = new Map<string, BackendSpec>();
-  snapshot: RegistrySnapshot = emptySnapshot();
+  snapshot: RouteTable = emptyRouteTable();
   private signatures = signaturesOf(this.snapshot);
 
   constructor(
@@ -82,7 +82,7 @@ export class BackendPool extends EventEmitter<BackendPoolEvents> {
         // Filters and renames come from the desired spec, so a config edit applies without reconnecting when possible.
         return { name, spec: this.specs.get(name) ?? conn.spec, catalog: conn.catalog };
       });
-    const snapshot = buildSnapshot(inputs, this.policy);
+    const snapshot = buildRouteTable(inputs, this.policy);
     const next = signaturesOf(snapshot);
     const changed = new Set<ListKind>((Object.keys(next) as ListKind[]).filter((k) => next[k] !== this.signatures[k]));
     this.signatures = next;
@@ -92,7 +92,7 @@ export class BackendPool extends EventEmitter<BackendPoolEvents> {
 }
 
 /** What clients would be sent for each list: the same JSON the list responses are served from (computed once per snapshot). */
-function signaturesOf(snapshot: RegistrySnapshot): Record<ListKind, string> {
+function signaturesOf(snapshot: RouteTable): Record<ListKind, string> {
   const { lists } = snapshot;
   return {
     tools: listResultJson('tools', lists.tools),

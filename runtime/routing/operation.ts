@@ -31,7 +31,7 @@ export type OperationRunner = <T>(ctx: OperationContext, last: () => Promise<T>)
 export function compose(interceptors: readonly Interceptor[]): OperationRunner {
   if (interceptors.length === 0) return (_ctx, last) => last();
   return function run<T>(ctx: OperationContext, last: () => Promise<T>): Promise<T> {
-    const step = (i: number): Promise<T> => (i === interceptors.length ? last() : interceptors[i]!(ctx, () => step(i + 1)));
+    const step = (i: number): Promise<T> => (i === interceptors.length ? last() : interceptors[i](ctx, () => step(i + 1)));
     return step(0);
   };
 }

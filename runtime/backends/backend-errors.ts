@@ -4,7 +4,7 @@
  * can be passed on to the MCP client unchanged.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { BackendCallError, BackendTimeoutError, BackendUnavailableError, GatewayError } from '../schemas/errors.js';
+import { BackendCallError, BackendTimeoutError, BackendUnavailableError, GatewayError } from '../../schemas/errors.js';
 
 /** Socket errors that mean the backend cannot be reached at all (503), not that the call failed (502). */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'UND_ERR_SOCKET']);

@@ -1,6 +1,6 @@
 /** allow/deny glob filtering of capability names, compiled once per backend spec. */
 import picomatch from 'picomatch';
-import type { FilterRuleSpec } from '../schemas/config.js';
+import type { FilterRuleSpec } from '../../schemas/config.js';
 
 /**
  * Whether a capability passes. A capability known by several names (a

@@ -6,7 +6,7 @@
  * audit log. Loggers apply it to each final serialized line, which is why the
  * JSON-escaped spellings of a secret are matched as well as the raw one.
  */
-import { GatewayError } from '../../schemas/errors.js';
+import { GatewayError } from '../../../schemas/errors.js';
 
 /** Shorter values would redact ordinary words and numbers all over the logs. */
 export const MIN_SECRET_LENGTH = 8;

@@ -11,16 +11,22 @@ import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CancelledNotificationSchema, type JSONRPCRequest, type Notification, type Progress, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from './logging/logger.js';
-import type { BackendSpec } from '../schemas/config.js';
-import { BackendUnavailableError } from '../schemas/errors.js';
-import { createTransport } from './transports/create-transport.js';
+import {
+  CancelledNotificationSchema,
+  type JSONRPCRequest,
+  type Notification,
+  type Progress,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../observability/logging/logger.js';
+import type { BackendSpec } from '../../schemas/config.js';
+import { BackendUnavailableError } from '../../schemas/errors.js';
+import { createTransport } from '../transports/create-transport.js';
 import { emptyCatalog, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
-import { GATEWAY_NAME, GATEWAY_VERSION } from './version.js';
-import { PASSTHROUGH } from './passthrough-schema.js';
-import type { JsonObject } from './caller.js';
+import { GATEWAY_NAME, GATEWAY_VERSION } from '../version.js';
+import { PASSTHROUGH } from '../transports/passthrough-schema.js';
+import type { JsonObject } from '../routing/caller.js';
 
 /** Where backend-initiated traffic goes. Implemented by the session side. */
 export interface BackendBridge {
@@ -115,7 +121,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
     );
     this.client = client;
-    client.fallbackRequestHandler = (request, extra) => this.bridge.onServerRequest(this.name, request, extra.signal) as never;
+    client.fallbackRequestHandler = (request, extra) => this.bridge.onServerRequest(this.name, request, extra.signal);
     // SDK 1.32 ignores notifications/cancelled for request id 0 (a falsy check in
     // Protocol._oncancel), and 0 is the id of the first request a backend sends:
     // its cancellation would never reach the client. Look the handler up ourselves.
@@ -144,7 +150,11 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     const timeout = setTimeout(() => timer.abort(), timeoutMs);
     try {
       await withAbort(client.connect(transport, { timeout: timeoutMs }), timer.signal, () => new Error(`connect timed out after ${timeoutMs} ms`));
-      await withAbort(this.loadCatalog(['tools', 'resources', 'resourceTemplates', 'prompts']), timer.signal, () => new Error(`catalog load timed out after ${timeoutMs} ms`));
+      await withAbort(
+        this.loadCatalog(['tools', 'resources', 'resourceTemplates', 'prompts']),
+        timer.signal,
+        () => new Error(`catalog load timed out after ${timeoutMs} ms`),
+      );
       this.connected = true;
     } catch (err) {
       await this.close();
@@ -165,7 +175,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       options.resetTimeoutOnProgress = true;
     }
     try {
-      return (await client.request({ method, params } as never, PASSTHROUGH, options)) as JsonObject;
+      return await client.request({ method, params }, PASSTHROUGH, options);
     } catch (err) {
       throw toBackendError(this.name, err, opts.timeoutMs);
     }
@@ -173,7 +183,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
 
   /** Sends a notification to the backend (e.g. roots/list_changed), ignoring a closed transport. */
   async notify(method: string, params?: JsonObject): Promise<void> {
-    await this.client?.notification({ method, params } as never).catch(() => undefined);
+    await this.client?.notification({ method, params }).catch(() => undefined);
   }
 
   /** MCP ping; resolves with the round-trip time in milliseconds. */
@@ -262,7 +272,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await this.request(method, cursor ? { cursor } : undefined, { timeoutMs });
       const list = result[field];
-      if (Array.isArray(list)) items.push(...list);
+      if (Array.isArray(list)) items.push(...(list as unknown[]));
       cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
       if (!cursor) break;
     }

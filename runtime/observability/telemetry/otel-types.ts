@@ -59,16 +59,15 @@ export interface OtelMeterProvider {
 }
 
 /**
- * Opaque SDK objects we only pass from one SDK constructor to another.
- * `any` on purpose: the real types are much richer, and constructor
- * parameters are checked contravariantly, so a narrower structural type would
- * not be assignable to them.
+ * Opaque SDK objects we only pass from one SDK constructor to another: nothing
+ * here reads them, so `unknown` is all the type they need (the modules are
+ * loaded at run time and cast to these declarations in load-otel.ts).
  */
-export type OtelResourceParam = any;
-export type OtelSpanExporter = any;
-export type OtelSpanProcessor = any;
-export type OtelMetricExporter = any;
-export type OtelMetricReader = any;
+export type OtelResourceParam = unknown;
+export type OtelSpanExporter = unknown;
+export type OtelSpanProcessor = unknown;
+export type OtelMetricExporter = unknown;
+export type OtelMetricReader = unknown;
 
 export interface OtlpHttpExporterConfig {
   /** Full signal URL, e.g. http://collector:4318/v1/traces. Omit to use the OTEL_* env vars. */
@@ -81,18 +80,12 @@ export interface OtelApiModule {
 }
 
 export interface OtelTraceSdkModule {
-  BasicTracerProvider: new (config: {
-    resource?: OtelResourceParam;
-    spanProcessors?: OtelSpanProcessor[];
-  }) => OtelTracerProvider;
+  BasicTracerProvider: new (config: { resource?: OtelResourceParam; spanProcessors?: OtelSpanProcessor[] }) => OtelTracerProvider;
   BatchSpanProcessor: new (exporter: OtelSpanExporter) => OtelSpanProcessor;
 }
 
 export interface OtelMetricsSdkModule {
-  MeterProvider: new (config: {
-    resource?: OtelResourceParam;
-    readers?: OtelMetricReader[];
-  }) => OtelMeterProvider;
+  MeterProvider: new (config: { resource?: OtelResourceParam; readers?: OtelMetricReader[] }) => OtelMeterProvider;
   PeriodicExportingMetricReader: new (options: {
     exporter: OtelMetricExporter;
     exportIntervalMillis?: number;
@@ -111,7 +104,7 @@ export interface OtelMetricExporterModule {
 export interface OtelResourcesModule {
   resourceFromAttributes(attributes: Record<string, OtelAttributeValue>): OtelResource;
   defaultResource(): OtelResource;
-  detectResources(config: { detectors: any[] }): OtelResource;
+  detectResources(config: { detectors: unknown[] }): OtelResource;
   envDetector: unknown;
 }
 

@@ -6,16 +6,10 @@
  * flight there.
  */
 import { McpError, ErrorCode, type JSONRPCRequest, type Notification } from '@modelcontextprotocol/sdk/types.js';
-import {
-  BackendUnavailableError,
-  PromptNotFoundError,
-  ResourceNotFoundError,
-  ToolNotFoundError,
-  BadRequestError,
-} from '../schemas/errors.js';
-import type { BackendPool } from './backend-pool.js';
-import type { BackendBridge, BackendConnection } from './backend-connection.js';
-import { matchTemplate, type Route } from './capability-registry.js';
+import { BackendUnavailableError, PromptNotFoundError, ResourceNotFoundError, ToolNotFoundError, BadRequestError } from '../../schemas/errors.js';
+import type { ServingBackends } from '../backends/serving-backends.js';
+import type { BackendBridge, BackendConnection } from '../backends/backend-connection.js';
+import { matchTemplate, type Route } from './route-table.js';
 import { compose, type Interceptor, type OperationContext, type OperationMethod, type OperationRunner } from './operation.js';
 import type { CallerContext, ForwardRequestOptions, JsonObject, ProgressHandler } from './caller.js';
 import { InFlightCalls } from './in-flight-calls.js';
@@ -34,7 +28,7 @@ export class Router implements BackendBridge {
   notificationSink: NotificationSink = () => undefined;
   fallbackRequestTarget?: FallbackRequestTarget;
 
-  constructor(private readonly pool: BackendPool) {
+  constructor(private readonly pool: ServingBackends) {
     this.run = compose([]);
   }
 
@@ -45,24 +39,39 @@ export class Router implements BackendBridge {
   callTool(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string') return Promise.reject(new BadRequestError('tools/call needs a string `name`'));
-    return this.operation('call_tool', name, caller, () => this.pool.snapshot.tools.get(name), () => new ToolNotFoundError(name), (route) =>
-      this.forward(route, 'tools/call', { ...params, name: route.original }, caller, opts),
+    return this.operation(
+      'call_tool',
+      name,
+      caller,
+      () => this.pool.snapshot.tools.get(name),
+      () => new ToolNotFoundError(name),
+      (route) => this.forward(route, 'tools/call', { ...params, name: route.original }, caller, opts),
     );
   }
 
   getPrompt(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string') return Promise.reject(new BadRequestError('prompts/get needs a string `name`'));
-    return this.operation('get_prompt', name, caller, () => this.pool.snapshot.prompts.get(name), () => new PromptNotFoundError(name), (route) =>
-      this.forward(route, 'prompts/get', { ...params, name: route.original }, caller, opts),
+    return this.operation(
+      'get_prompt',
+      name,
+      caller,
+      () => this.pool.snapshot.prompts.get(name),
+      () => new PromptNotFoundError(name),
+      (route) => this.forward(route, 'prompts/get', { ...params, name: route.original }, caller, opts),
     );
   }
 
   readResource(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
     const uri = params.uri;
     if (typeof uri !== 'string') return Promise.reject(new BadRequestError('resources/read needs a string `uri`'));
-    return this.operation('read_resource', uri, caller, () => this.resourceRoute(uri), () => new ResourceNotFoundError(uri), (route) =>
-      this.forward(route, 'resources/read', params, caller, opts),
+    return this.operation(
+      'read_resource',
+      uri,
+      caller,
+      () => this.resourceRoute(uri),
+      () => new ResourceNotFoundError(uri),
+      (route) => this.forward(route, 'resources/read', params, caller, opts),
     );
   }
 
@@ -175,7 +184,6 @@ export class Router implements BackendBridge {
     return conn;
   }
 }
-
 
 /**
  * The client's progress token means nothing to the backend: the SDK issues its

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { AuditMethod, AuditMetadata, AuditRecord } from '../../schemas/audit-record.js';
+import type { AuditMethod, AuditMetadata, AuditRecord } from '../../../schemas/audit-record.js';
 import { errorMessage, errorType } from '../failure.js';
 
 export interface AuditRecordInput {
@@ -68,5 +68,3 @@ function describeFailure(input: AuditRecordInput): { message: string; type: stri
   if (input.toolError !== undefined) return { message: input.toolError, type: TOOL_ERROR_TYPE };
   return null;
 }
-
-

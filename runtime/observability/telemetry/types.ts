@@ -6,14 +6,13 @@
  * installed in the same chain as the audit step, so it must not declare a
  * look-alike of them. They are re-exported here for the module's users.
  */
-import type { Interceptor, OperationContext } from '../operation.js';
+import type { Interceptor, OperationContext } from '../../routing/operation.js';
 
 export type { Interceptor, OperationContext };
 
-
 export interface TelemetryLogger {
-  info(...a: any[]): void;
-  warn(...a: any[]): void;
+  info(...a: unknown[]): void;
+  warn(...a: unknown[]): void;
 }
 
 export interface Telemetry {

@@ -4,7 +4,7 @@
  * last one leaves; its `notifications/resources/updated` go to exactly the
  * sessions subscribed to that URI.
  */
-import { ResourceNotFoundError } from '../schemas/errors.js';
+import { ResourceNotFoundError } from '../../schemas/errors.js';
 import type { Router } from './router.js';
 
 export class ResourceSubscriptions {

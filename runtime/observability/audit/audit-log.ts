@@ -7,7 +7,7 @@
  * drains the queue in batches. Nothing is dropped: when a write fails the
  * unwritten lines stay queued and are retried.
  */
-import type { AuditRecord } from '../../schemas/audit-record.js';
+import type { AuditRecord } from '../../../schemas/audit-record.js';
 import type { Logger } from '../logging/logger.js';
 import { redactor as processRedactor, type Redactor } from '../logging/redactor.js';
 import { RotatingFile, RotatingFileWriteError } from './rotating-file.js';

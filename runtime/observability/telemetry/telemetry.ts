@@ -76,12 +76,7 @@ function buildResource(otel: OtelModules, serviceName: string, logger?: Telemetr
 }
 
 /** Settles within `ms` whatever `op` does; failures are logged, never thrown. */
-async function bounded(
-  op: Promise<unknown>,
-  ms: number,
-  what: string,
-  logger?: TelemetryLogger,
-): Promise<void> {
+async function bounded(op: Promise<unknown>, ms: number, what: string, logger?: TelemetryLogger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
@@ -123,32 +118,21 @@ export async function initTelemetry(opts: TelemetryOptions = {}): Promise<Teleme
 
   const serviceName = opts.serviceName?.trim() || envString('OTEL_SERVICE_NAME') || DEFAULT_SERVICE_NAME;
   const intervalMs =
-    positiveNumber(opts.metricExportIntervalMs) ??
-    positiveNumber(envString('OTEL_METRIC_EXPORT_INTERVAL')) ??
-    DEFAULT_METRIC_EXPORT_INTERVAL_MS;
-  const exportTimeoutMs = Math.min(
-    positiveNumber(envString('OTEL_METRIC_EXPORT_TIMEOUT')) ?? DEFAULT_METRIC_EXPORT_TIMEOUT_MS,
-    intervalMs,
-  );
+    positiveNumber(opts.metricExportIntervalMs) ?? positiveNumber(envString('OTEL_METRIC_EXPORT_INTERVAL')) ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS;
+  const exportTimeoutMs = Math.min(positiveNumber(envString('OTEL_METRIC_EXPORT_TIMEOUT')) ?? DEFAULT_METRIC_EXPORT_TIMEOUT_MS, intervalMs);
   const shutdownTimeoutMs = positiveNumber(opts.shutdownTimeoutMs) ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
 
   // With the endpoint from the environment the exporters read the OTEL_EXPORTER_OTLP_*
   // variables themselves (so per-signal endpoint overrides keep working); an explicit
   // endpoint wins over them.
-  const traceConfig: OtlpHttpExporterConfig = explicitEndpoint
-    ? { url: signalUrl(explicitEndpoint, 'v1/traces') }
-    : {};
-  const metricConfig: OtlpHttpExporterConfig = explicitEndpoint
-    ? { url: signalUrl(explicitEndpoint, 'v1/metrics') }
-    : {};
+  const traceConfig: OtlpHttpExporterConfig = explicitEndpoint ? { url: signalUrl(explicitEndpoint, 'v1/traces') } : {};
+  const metricConfig: OtlpHttpExporterConfig = explicitEndpoint ? { url: signalUrl(explicitEndpoint, 'v1/metrics') } : {};
 
   try {
     const resource = buildResource(otel, serviceName, logger);
     const tracerProvider = new otel.traceSdk.BasicTracerProvider({
       resource,
-      spanProcessors: [
-        new otel.traceSdk.BatchSpanProcessor(new otel.traceExporter.OTLPTraceExporter(traceConfig)),
-      ],
+      spanProcessors: [new otel.traceSdk.BatchSpanProcessor(new otel.traceExporter.OTLPTraceExporter(traceConfig))],
     });
     const meterProvider = new otel.metricsSdk.MeterProvider({
       resource,
@@ -187,10 +171,7 @@ export async function initTelemetry(opts: TelemetryOptions = {}): Promise<Teleme
         return shutdownPromise;
       },
     };
-    logger?.info(
-      `telemetry enabled: OTLP/HTTP to ${explicitEndpoint ?? endpoint} as service '${serviceName}', ` +
-        `metrics every ${intervalMs} ms`,
-    );
+    logger?.info(`telemetry enabled: OTLP/HTTP to ${explicitEndpoint ?? endpoint} as service '${serviceName}', ` + `metrics every ${intervalMs} ms`);
     return telemetry;
   } catch (err) {
     logger?.warn(`telemetry disabled: OpenTelemetry setup failed (${(err as Error)?.message ?? err})`);

@@ -9,10 +9,10 @@
  */
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { BackendSpec, ConflictStrategy, FilterRuleSpec } from '../schemas/config.js';
+import type { BackendSpec, ConflictStrategy, FilterRuleSpec } from '../../schemas/config.js';
 
 type Renames = NonNullable<BackendSpec['rename']>['tools'];
-import type { BackendCatalog } from './backend-catalog.js';
+import type { BackendCatalog } from '../backends/backend-catalog.js';
 import { compileFilter } from './name-filter.js';
 
 export interface Route {
@@ -59,7 +59,7 @@ export interface BackendInput {
   catalog: BackendCatalog;
 }
 
-export interface RegistrySnapshot {
+export interface RouteTable {
   tools: Map<string, ToolEntry>;
   prompts: Map<string, PromptEntry>;
   resources: Map<string, ResourceEntry>;
@@ -78,11 +78,11 @@ export interface ConflictPolicy {
   separator: string;
 }
 
-export const emptySnapshot = (): RegistrySnapshot => buildSnapshot([], { strategy: 'prefix', separator: '_' });
+export const emptyRouteTable = (): RouteTable => buildRouteTable([], { strategy: 'prefix', separator: '_' });
 
 /** Backends must be given in config order: that order decides every conflict. */
-export function buildSnapshot(backends: BackendInput[], policy: ConflictPolicy): RegistrySnapshot {
-  const snap: RegistrySnapshot = {
+export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy): RouteTable {
+  const snap: RouteTable = {
     tools: new Map(),
     prompts: new Map(),
     resources: new Map(),
@@ -110,10 +110,9 @@ export function buildSnapshot(backends: BackendInput[], policy: ConflictPolicy):
 }
 
 /** Finds the template entry whose URI template matches, in config order. */
-export function matchTemplate(snap: RegistrySnapshot, uri: string): TemplateEntry | undefined {
+export function matchTemplate(snap: RouteTable, uri: string): TemplateEntry | undefined {
   return snap.templates.find((t) => t.matcher.match(uri) !== null);
 }
-
 
 interface Candidate {
   name: string;
@@ -138,14 +137,12 @@ function exposeBackend({ name, spec, catalog }: BackendInput, policy: ConflictPo
   const tools = named(catalog.tools, spec.filters?.tools, spec.rename?.tools).map(({ exposed, ...e }): ToolEntry => ({ ...e, tool: exposed }));
   const prompts = named(catalog.prompts, spec.filters?.prompts, spec.rename?.prompts).map(({ exposed, ...e }): PromptEntry => ({ ...e, prompt: exposed }));
   // URIs are identifiers with meaning to the client; they are never rewritten. Filters match the URI or the name (a deny on either wins).
-  const resources = catalog.resources.map(
-    (resource): ResourceEntry => ({
-      backend: name,
-      original: resource.uri,
-      resource,
-      filtered: !resourceFilter(resource.uri, resource.name),
-    }),
-  );
+  const resources = catalog.resources.map((resource): ResourceEntry => ({
+    backend: name,
+    original: resource.uri,
+    resource,
+    filtered: !resourceFilter(resource.uri, resource.name),
+  }));
   const templates = catalog.resourceTemplates
     .filter((t) => resourceFilter(t.uriTemplate, t.name))
     .flatMap((template): TemplateEntry[] => {
@@ -158,7 +155,7 @@ function exposeBackend({ name, spec, catalog }: BackendInput, policy: ConflictPo
   return { name, tools, prompts, resources, templates };
 }
 
-function findClashes(snap: RegistrySnapshot, c: Candidate): Conflict[] {
+function findClashes(snap: RouteTable, c: Candidate): Conflict[] {
   const clashes: Conflict[] = [];
   const check = <E extends Route>(kind: Conflict['kind'], map: Map<string, E>, key: string) => {
     const owner = map.get(key);
@@ -175,7 +172,7 @@ function findClashes(snap: RegistrySnapshot, c: Candidate): Conflict[] {
   return clashes;
 }
 
-function admit(snap: RegistrySnapshot, c: Candidate, clashes: Conflict[]): void {
+function admit(snap: RouteTable, c: Candidate, clashes: Conflict[]): void {
   const lost = new Set(clashes.map((x) => `${x.kind}:${x.name}`));
   snap.conflicts.push(...clashes);
   for (const t of c.tools) {

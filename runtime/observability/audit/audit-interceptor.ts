@@ -3,7 +3,7 @@
  * when it ends, whatever the outcome (success, tool error, unknown name,
  * backend down, timeout).
  */
-import type { Interceptor, OperationContext } from '../operation.js';
+import type { Interceptor, OperationContext } from '../../routing/operation.js';
 import type { AuditLog } from './audit-log.js';
 import { buildAuditRecord } from './audit-record-builder.js';
 import { toolErrorText } from '../failure.js';

@@ -5,7 +5,7 @@
  * its origin: exact whenever one client session at a time calls the backend.
  */
 import type { CallerContext } from './caller.js';
-import { IdleCounter } from './idle-counter.js';
+import { IdleCounter } from '../idle-counter.js';
 
 export class InFlightCalls {
   private readonly byBackend = new Map<string, CallerContext[]>();
@@ -32,7 +32,7 @@ export class InFlightCalls {
   latest(backend: string): CallerContext | undefined {
     const list = this.byBackend.get(backend);
     if (!list) return undefined;
-    for (let i = list.length - 1; i >= 0; i--) if (list[i]!.sendRequest) return list[i];
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].sendRequest) return list[i];
     return undefined;
   }
 
