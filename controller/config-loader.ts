@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument, isMap, isSeq, isScalar, isNode, type Document } from 'yaml';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ConfigSchema, BackendSchemaByType, BACKEND_TYPES, type GatewayConfig, type BackendType } from '../schemas/config.js';
+import { ConfigSchema, BackendSchemaByType, BACKEND_NAME_PATTERN, BACKEND_TYPES, type GatewayConfig, type BackendType } from '../schemas/config.js';
 import { ConfigError, type ConfigProblem } from '../schemas/errors.js';
 import { expandEnv } from './env-expand.js';
 
@@ -128,7 +128,7 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
   }
   for (const [name, spec] of Object.entries(backends as Record<string, unknown>)) {
     const base = `backends.${name}`;
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
+    if (!new RegExp(BACKEND_NAME_PATTERN).test(name)) {
       problems.push({ path: base, message: 'backend names may use letters, digits, "_", "." and "-" and must start with a letter or digit' });
     } else if (/^(0|[1-9]\d*)$/.test(name)) {
       // JavaScript objects list integer-like keys first: config order (which decides conflicts) would be lost.

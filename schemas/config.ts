@@ -70,6 +70,31 @@ const commonBackendKeys = {
   enabled: Type.Optional(Type.Boolean({ default: true, description: 'A disabled backend is kept in config but never connected.' })),
 };
 
+/** A size such as `512m`, `1g`, `256k` or plain bytes. */
+export const SIZE_PATTERN = '^[0-9]+(\\.[0-9]+)?[bkmgBKMG]?$';
+
+/** Limits and network of a hardened container; `containers.defaults` and a backend's `container` both use them. */
+const containerLimitKeys = {
+  memory: Type.Optional(Type.String({ pattern: SIZE_PATTERN, description: 'Memory limit, e.g. `512m` or `1g`.' })),
+  cpus: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'CPU limit in cores, e.g. `0.5`.' })),
+  pids: Type.Optional(Type.Integer({ minimum: 1, description: 'Maximum number of processes in the container.' })),
+  network: Type.Optional(
+    Type.Union([Type.Literal('none'), Type.Literal('bridge')], { description: '`none` (default): no network at all; `bridge`: outbound network.' }),
+  ),
+};
+
+const BackendContainer = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'Overrides `containers.enabled` for this backend.' })),
+    image: Type.Optional(Type.String({ minLength: 1, description: 'Run in this image as is instead of building one from the command.' })),
+    packages: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: 'Extra packages installed at build time (npm for Node bases, pip for Python bases).' }),
+    ),
+    ...containerLimitKeys,
+  },
+  { additionalProperties: false, description: 'How this stdio backend runs in its hardened container.' },
+);
+
 export const StdioBackendSchema = Type.Object(
   {
     type: Type.Literal('stdio'),
@@ -77,10 +102,42 @@ export const StdioBackendSchema = Type.Object(
     args: Type.Optional(Type.Array(Type.String())),
     env: Type.Optional(StringMap('Extra environment for the process (on top of a minimal safe set).')),
     cwd: Type.Optional(Type.String()),
+    container: Type.Optional(BackendContainer),
     ...commonBackendKeys,
   },
   { additionalProperties: false },
 );
+
+const BearerAuth = Type.Object(
+  { type: Type.Literal('bearer'), token: Type.String({ minLength: 1, description: 'Sent as `Authorization: Bearer <token>`; use `${ENV}` or `secret:`.' }) },
+  { additionalProperties: false },
+);
+
+export const OAUTH_GRANTS = ['authorization_code', 'client_credentials'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+
+const OAuthAuth = Type.Object(
+  {
+    type: Type.Literal('oauth'),
+    client_id: Type.Optional(Type.String({ minLength: 1, description: 'Pre-registered client; else a metadata document URL, else dynamic registration.' })),
+    client_secret: Type.Optional(Type.String({ minLength: 1 })),
+    client_metadata_url: Type.Optional(Type.String({ pattern: '^https://', description: 'Client ID Metadata Document URL used as the client_id.' })),
+    scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    redirect_uri: Type.Optional(
+      Type.String({ pattern: '^http://(127\\.0\\.0\\.1|localhost|\\[::1\\])(:[0-9]+)?/', description: 'Fixed loopback callback; default an ephemeral port.' }),
+    ),
+    grant: Type.Optional(
+      Type.Union(
+        OAUTH_GRANTS.map((g) => Type.Literal(g)),
+        { default: 'authorization_code' },
+      ),
+    ),
+    token_endpoint_auth_method: Type.Optional(Type.Union(TOKEN_ENDPOINT_AUTH_METHODS.map((m) => Type.Literal(m)))),
+  },
+  { additionalProperties: false, description: 'OAuth 2.1 (MCP authorization); with only `type: oauth` everything is discovered.' },
+);
+
+export const BackendAuthSchema = Type.Union([BearerAuth, OAuthAuth], { description: 'Outgoing authentication to the backend.' });
 
 const httpBackend = <T extends 'sse' | 'streamable-http'>(type: T) =>
   Type.Object(
@@ -88,6 +145,7 @@ const httpBackend = <T extends 'sse' | 'streamable-http'>(type: T) =>
       type: Type.Literal(type),
       url: Type.String({ minLength: 1, pattern: '^https?://' }),
       headers: Type.Optional(StringMap('HTTP headers sent with every request to the backend.')),
+      auth: Type.Optional(BackendAuthSchema),
       ...commonBackendKeys,
     },
     { additionalProperties: false },
@@ -95,6 +153,9 @@ const httpBackend = <T extends 'sse' | 'streamable-http'>(type: T) =>
 
 export const SseBackendSchema = httpBackend('sse');
 export const StreamableHttpBackendSchema = httpBackend('streamable-http');
+
+/** Backend (and registry) names: also used in tool prefixes, file names and container labels. */
+export const BACKEND_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
 
 export const BACKEND_TYPES = ['stdio', 'sse', 'streamable-http'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];
@@ -119,6 +180,18 @@ export const ConfigSchema = Type.Object(
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 9000 }),
         session_ttl: Type.Number({ exclusiveMinimum: 0, default: 1800, description: 'Seconds a client session may be idle before it is closed.' }),
         shutdown_timeout_s: Type.Number({ minimum: 0, default: 10, description: 'How long a graceful shutdown waits for in-flight requests.' }),
+        max_sessions: Type.Integer({ minimum: 1, default: 10000, description: 'Client sessions open at once; beyond it `initialize` gets 503.' }),
+        allowed_hosts: Type.Optional(
+          Type.Array(Type.String({ minLength: 1 }), {
+            description:
+              'Host header values accepted (`name` or `name:port`), on top of the defaults (loopback names when bound to loopback, else the bind host).',
+          }),
+        ),
+        allowed_origins: Type.Optional(
+          Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
+            description: 'Origin header values accepted from browsers, e.g. `https://app.example.com`. Requests without Origin always pass.',
+          }),
+        ),
         management: Section(
           { token: Type.Optional(Type.String({ minLength: 1 })) },
           'Management API settings. GATEWAY_MGMT_TOKEN overrides `token` when both are set.',
@@ -126,7 +199,7 @@ export const ConfigSchema = Type.Object(
       },
       'Listen address and client session settings.',
     ),
-    backends: Type.Record(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' }), BackendSchema, {
+    backends: Type.Record(Type.String({ pattern: BACKEND_NAME_PATTERN }), BackendSchema, {
       default: {},
       description: 'Backend MCP servers keyed by name.',
     }),
@@ -146,16 +219,13 @@ export const ConfigSchema = Type.Object(
         file: Type.String({ default: 'logs/audit.jsonl' }),
         max_size_mb: Type.Number({ exclusiveMinimum: 0, default: 100 }),
         backup_count: Type.Integer({ minimum: 0, default: 5 }),
+        console: Type.Boolean({ default: false, description: 'Also print each audit record on the console (it always goes to the file).' }),
       },
       'Audit trail of every MCP operation.',
     ),
     feature_flags: Section(
       {
-        hot_reload: Type.Boolean({ default: false }),
-        optimizer: Type.Boolean({ default: false }),
-        outgoing_auth: Type.Boolean({ default: false }),
-        session_management: Type.Boolean({ default: true }),
-        yaml_config: Type.Boolean({ default: true }),
+        hot_reload: Type.Boolean({ default: false, description: 'Watch the config file and the skills directory; allow POST /reload.' }),
       },
       'Feature switches.',
     ),
@@ -167,6 +237,11 @@ export const ConfigSchema = Type.Object(
         backoff_max_ms: Type.Integer({ minimum: 1, default: 60000 }),
         backoff_jitter: Type.Number({ minimum: 0, maximum: 1, default: 0.2 }),
         reload_debounce_ms: Type.Integer({ minimum: 0, default: 300 }),
+        resync_s: Type.Number({
+          exclusiveMinimum: 0,
+          default: 300,
+          description: 'Every backend is reconciled at least this often, even when no event arrives.',
+        }),
       },
       'Reconcile loop tuning.',
     ),
@@ -184,6 +259,54 @@ export const ConfigSchema = Type.Object(
         heartbeat_s: Type.Number({ exclusiveMinimum: 0, default: 30 }),
       },
       'Event buffer and live stream settings.',
+    ),
+    containers: Section(
+      {
+        enabled: Type.Union([Type.Literal('auto'), Type.Boolean()], {
+          default: 'auto',
+          description: '`auto`: containers when a runtime answers, else bare processes (with a warning); `true`: always (fail closed); `false`: never.',
+        }),
+        socket: Type.Optional(
+          Type.String({ minLength: 1, description: 'Docker-compatible API socket path; default: DOCKER_HOST, then the usual Podman and Docker sockets.' }),
+        ),
+        base_images: Section(
+          {
+            node: Type.String({ default: 'docker.io/library/node:22-slim' }),
+            python: Type.String({ default: 'ghcr.io/astral-sh/uv:python3.12-bookworm-slim' }),
+            generic: Type.String({ default: 'docker.io/library/debian:bookworm-slim' }),
+          },
+          'Base images by command: npx/node, uvx/python/pip, anything else.',
+        ),
+        defaults: Section(
+          {
+            memory: Type.String({ pattern: SIZE_PATTERN, default: '512m' }),
+            cpus: Type.Number({ exclusiveMinimum: 0, default: 1 }),
+            pids: Type.Integer({ minimum: 1, default: 256 }),
+            network: Type.Union([Type.Literal('none'), Type.Literal('bridge')], { default: 'none' }),
+          },
+          'Limits of every container unless a backend overrides them.',
+        ),
+      },
+      'Hardened containers for stdio backends.',
+    ),
+    skills: Section(
+      {
+        directory: Type.Optional(Type.String({ minLength: 1, description: 'Default: `skills/` beside the config file.' })),
+        default_status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], { default: 'disabled', description: 'Status of a newly found skill.' }),
+      },
+      'Skills: folders with a SKILL.md and/or manifest.json.',
+    ),
+    registries: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ pattern: BACKEND_NAME_PATTERN }),
+          url: Type.String({ pattern: '^https?://' }),
+          timeout_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 10 })),
+          token: Type.Optional(Type.String({ minLength: 1, description: 'Sent to this registry only, as a bearer token.' })),
+        },
+        { additionalProperties: false },
+      ),
+      { default: [], description: 'MCP registries (API v0.1) searched in order by GET /registry/search.' },
     ),
     logging: Section(
       {
@@ -205,3 +328,5 @@ export type StdioBackendSpec = Static<typeof StdioBackendSchema>;
 export type HttpBackendSpec = Static<typeof SseBackendSchema> | Static<typeof StreamableHttpBackendSchema>;
 export type ConflictStrategy = (typeof CONFLICT_STRATEGIES)[number];
 export type FilterRuleSpec = Static<typeof FilterRule>;
+export type BackendAuth = Static<typeof BackendAuthSchema>;
+export type BackendContainerSpec = Static<typeof BackendContainer>;

@@ -29,7 +29,14 @@ export function statusView(ctx: ManagementContext): StatusResponse {
       backend_count: Object.keys(controller.config.backends).length,
     },
     transport: { sse_url: `${addr.url}/sse`, streamable_http_url: `${addr.url}/mcp`, host: addr.host, port: addr.port },
-    feature_flags: { ...controller.config.feature_flags },
+    // Spec 4 reports five flags; only hot_reload is a switch. The others state facts of this gateway.
+    feature_flags: {
+      optimizer: false, // there is no tool-list optimizer
+      hot_reload: controller.config.feature_flags.hot_reload,
+      outgoing_auth: Object.values(controller.config.backends).some((b) => b.type !== 'stdio' && b.auth !== undefined),
+      session_management: true, // sessions are always tracked, reaped and limited
+      yaml_config: true, // the config is always a YAML file
+    },
   };
 }
 

@@ -46,9 +46,7 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
       controller.requireBackend(name);
       if (controller.state !== 'running') throw new GatewayError('service_unavailable', `The gateway is ${controller.state}`, { state: controller.state });
       // No backend carries outgoing authentication yet, so there is never a flow to start.
-      const error = controller.config.feature_flags.outgoing_auth
-        ? `Backend '${name}' has no outgoing authentication configured`
-        : `Backend '${name}' has no outgoing authentication (feature_flags.outgoing_auth is off)`;
+      const error = `Backend '${name}' has no outgoing authentication configured (auth.type: oauth)`;
       return { name, reauth_initiated: false, error };
     },
   );
