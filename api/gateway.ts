@@ -95,7 +95,7 @@ export class Gateway {
     const subscriptions = new ResourceSubscriptions(router);
     const sessions = new SessionStore(config.server.session_ttl, subscriptions, logger);
     const requests = new RequestTracker();
-    router.notificationSink = (backend, n) => sessions.deliverBackendNotification(backend, n);
+    router.notificationSink = (backend, n, inFlight) => sessions.deliverBackendNotification(backend, n, inFlight);
     router.fallbackRequestTarget = (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress);
     pool.on('registry', (_snapshot, changed) => {
       sessions.broadcastListChanged(changed);

@@ -21,7 +21,7 @@ const MEMORY = join(repoRoot(), 'node_modules/@modelcontextprotocol/server-memor
 const CLIENT_CAPS = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
 
 /** The fixture's tools, as the fixture registers them (no --tools). */
-const FIXTURE_TOOLS = ['add', 'add_tool', 'echo', 'elicit', 'fail', 'last_cancelled', 'log', 'roots', 'sample', 'slow', 'throw', 'touch', 'whoami'];
+const FIXTURE_TOOLS = ['add', 'add_tool', 'burst', 'echo', 'elicit', 'fail', 'last_cancelled', 'log', 'roots', 'sample', 'slow', 'throw', 'touch', 'whoami'];
 
 async function rpcError(p: Promise<unknown>): Promise<McpError> {
   const err = await p.then(

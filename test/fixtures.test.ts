@@ -61,7 +61,7 @@ const MODES: Mode[] = [
   },
 ];
 
-const EXPECTED_TOOLS = ['echo', 'add', 'fail', 'throw', 'whoami', 'slow', 'last_cancelled', 'sample', 'elicit', 'roots', 'add_tool', 'log', 'touch'];
+const EXPECTED_TOOLS = ['echo', 'add', 'fail', 'throw', 'whoami', 'slow', 'burst', 'last_cancelled', 'sample', 'elicit', 'roots', 'add_tool', 'log', 'touch'];
 
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 3000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -3,11 +3,11 @@
  * TTL (the SDK never does), fans registry changes out as `list_changed`
  * notifications, and delivers backend notifications to the right sessions.
  */
-import type { Notification, JSONRPCRequest, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification, JSONRPCRequest, LoggingLevel, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../runtime/observability/logging/logger.js';
 import type { ListKind } from '../../runtime/backends/serving-backends.js';
 import type { ResourceSubscriptions } from '../../runtime/routing/resource-subscriptions.js';
-import type { JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
+import type { CallerContext, JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
 import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 import type { SessionRecord } from '../../schemas/api.js';
@@ -123,15 +123,20 @@ export class SessionStore {
     }
   }
 
-  /** Resource updates go to subscribers; log messages to every session whose level admits them. */
-  deliverBackendNotification(backend: string, n: Notification): void {
+  /**
+   * Resource updates go to subscribers; log messages to every session whose
+   * level admits them. A session with a request in flight at that backend gets
+   * the message on that request's stream (streamable HTTP), so it arrives
+   * before the request's answer, as the backend sent it.
+   */
+  deliverBackendNotification(backend: string, n: Notification, inFlight: readonly CallerContext[] = []): void {
     if (n.method === 'notifications/resources/updated') {
       const uri = (n.params as { uri?: string } | undefined)?.uri;
       if (!uri) return;
       for (const id of this.subscriptions.subscribers(uri)) {
         void this.sessions
           .get(id)
-          ?.server.notification(n)
+          ?.server.notification(n as ServerNotification)
           .catch(() => undefined);
       }
       return;
@@ -140,9 +145,14 @@ export class SessionStore {
       const original = (n.params ?? {}) as JsonObject;
       const params = { ...original, logger: original.logger ?? backend };
       const level = original.level as LoggingLevel;
+      // The newest in-flight request of each session at this backend.
+      const related = new Map<string, string | number>();
+      for (const caller of inFlight) if (caller.requestId !== undefined) related.set(caller.sessionId, caller.requestId);
       for (const s of this.sessions.values()) {
         if (!s.initialized || (s.logLevel && LOG_SEVERITY[level] < LOG_SEVERITY[s.logLevel])) continue;
-        void s.server.notification({ method: n.method, params }).catch(() => undefined);
+        const relatedRequestId = related.get(s.id);
+        const message = { method: n.method, params } as ServerNotification;
+        void s.server.notification(message, relatedRequestId === undefined ? undefined : { relatedRequestId }).catch(() => undefined);
       }
       return;
     }

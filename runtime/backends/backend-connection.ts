@@ -9,7 +9,6 @@
  */
 import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CancelledNotificationSchema,
@@ -22,6 +21,7 @@ import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import { BackendUnavailableError } from '../../schemas/errors.js';
 import { createTransport } from '../transports/create-transport.js';
+import type { OrderedDeliveryTransport } from '../transports/ordered-delivery.js';
 import { emptyCatalog, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../version.js';
@@ -68,7 +68,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   readonly spec: BackendSpec;
   catalog: BackendCatalog = emptyCatalog();
   private client?: Client;
-  private transport?: Transport;
+  private transport?: OrderedDeliveryTransport;
   private closing = false;
   /** Set once connect() has succeeded; transport errors before that are connect()'s to report. */
   private connected = false;
@@ -103,7 +103,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   }
 
   get pid(): number | undefined {
-    return (this.transport as { pid?: number } | undefined)?.pid;
+    return (this.transport?.inner as { pid?: number } | undefined)?.pid;
   }
 
   /** Connects, initializes and loads the catalog, within the connect timeout. */

@@ -36,6 +36,11 @@ export class InFlightCalls {
     return undefined;
   }
 
+  /** Every caller with a request in flight at a backend, oldest first. */
+  callers(backend: string): readonly CallerContext[] {
+    return this.byBackend.get(backend) ?? [];
+  }
+
   get size(): number {
     return this.counter.size;
   }

@@ -15,8 +15,12 @@ import type { CallerContext, ForwardRequestOptions, JsonObject, ProgressHandler 
 import { InFlightCalls } from './in-flight-calls.js';
 
 export interface NotificationSink {
-  /** A backend notification other than list changes (resource updates, log messages). */
-  (backend: string, notification: Notification): void;
+  /**
+   * A backend notification other than list changes (resource updates, log
+   * messages), with the callers that have requests in flight at that backend:
+   * a notification sent during a call belongs on that call's response stream.
+   */
+  (backend: string, notification: Notification, inFlight: readonly CallerContext[]): void;
 }
 
 /** Picks a client for a backend request that no in-flight call explains (e.g. roots/list at startup). */
@@ -134,7 +138,7 @@ export class Router implements BackendBridge {
   }
 
   onNotification(backend: string, notification: Notification): void {
-    this.notificationSink(backend, notification);
+    this.notificationSink(backend, notification, this.inFlight.callers(backend));
   }
 
   // --- internals ---

@@ -7,13 +7,19 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio-transport.js';
 import { NodeStreamableHttpClientTransport } from './node-streamable-http-client-transport.js';
+import { OrderedDeliveryTransport } from './ordered-delivery.js';
 
 export interface TransportHooks {
   onstderr?: (line: string) => void;
   onexit?: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void;
 }
 
-export function createTransport(spec: BackendSpec, hooks: TransportHooks = {}): Transport {
+/** A client transport for the backend, wrapped so that notifications are never overtaken by their result. */
+export function createTransport(spec: BackendSpec, hooks: TransportHooks = {}): OrderedDeliveryTransport {
+  return new OrderedDeliveryTransport(createRawTransport(spec, hooks));
+}
+
+function createRawTransport(spec: BackendSpec, hooks: TransportHooks): Transport {
   switch (spec.type) {
     case 'stdio': {
       const t = new ProcessGroupStdioTransport({ command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd });

@@ -1,0 +1,102 @@
+/**
+ * Keeps a backend's "notifications before their result" order as the SDK
+ * client sees it.
+ *
+ * Why: the SDK's Protocol hands a notification to its handler one microtask
+ * after the transport delivers it (`Promise.resolve().then(handler)`), but
+ * settles a response at once, and forgets the request's progress handler when
+ * it does. A transport that delivers several messages in one synchronous burst
+ * (one stdio chunk, one HTTP body, one SSE chunk) therefore lets a result
+ * overtake the progress and log notifications sent before it: the last
+ * progress is dropped as "unknown token". The SDK has no hook for this, so this
+ * adapter wraps any client Transport: a response that follows a notification
+ * delivered in the same event-loop turn is held back until the next turn (by
+ * then every notification handler has run), and so is everything after it.
+ * Messages without a notification before them pass straight through.
+ */
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+
+type Item = { message: JSONRPCMessage; extra?: MessageExtraInfo } | 'close';
+
+const isResponse = (m: JSONRPCMessage): boolean => 'result' in m || 'error' in m;
+
+/** What must not overtake a notification delivered just before it. */
+const waitsForNotifications = (item: Item): boolean => item === 'close' || isResponse(item.message);
+
+export class OrderedDeliveryTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  private readonly held: Item[] = [];
+  /** A notification was delivered in this event-loop turn (reset on the next turn). */
+  private notifiedThisTurn = false;
+  private drainScheduled = false;
+
+  constructor(readonly inner: Transport) {
+    inner.onmessage = (message, extra) => this.push({ message, extra });
+    inner.onerror = (error) => this.onerror?.(error);
+    // A close must not overtake held answers: the SDK would fail their requests as "connection closed".
+    inner.onclose = () => this.push('close');
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private push(item: Item): void {
+    if (this.held.length > 0 || (this.notifiedThisTurn && waitsForNotifications(item))) {
+      this.held.push(item);
+      this.scheduleDrain();
+      return;
+    }
+    this.deliver(item);
+  }
+
+  private deliver(item: Item): void {
+    if (item === 'close') {
+      this.onclose?.();
+      return;
+    }
+    this.onmessage?.(item.message, item.extra);
+    if (!isResponse(item.message) && !this.notifiedThisTurn) {
+      this.notifiedThisTurn = true;
+      setImmediate(() => (this.notifiedThisTurn = false));
+    }
+  }
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    // setImmediate, not a microtask: it runs after every pending microtask, however many hops the SDK's handlers take.
+    setImmediate(() => {
+      this.drainScheduled = false;
+      while (this.held.length > 0) {
+        const next = this.held[0]!;
+        if (this.notifiedThisTurn && waitsForNotifications(next)) {
+          this.scheduleDrain();
+          return;
+        }
+        this.held.shift();
+        this.deliver(next);
+      }
+    });
+  }
+}
