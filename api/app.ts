@@ -7,12 +7,20 @@ import type { Logger } from '../runtime/observability/logging/logger.js';
 import { streamableHttpRoutes } from './mcp/streamable-http-routes.js';
 import { sseRoutes } from './mcp/sse-routes.js';
 import type { McpContext } from './mcp/mcp-context.js';
-import { managementApi, type ManagementContext } from './management/index.js';
+import { managementApi, MANAGEMENT_PREFIX, type ManagementContext } from './management/index.js';
+import { TransportSecurity, type AllowedPeers } from './transport-security.js';
+import { sendError } from './send-error.js';
+import { allowEmptyJsonBodies } from './json-body.js';
+import { GatewayError } from '../schemas/errors.js';
 
 export interface AppContext {
   mcp: McpContext;
   management: ManagementContext;
   logger: Logger;
+  /** The address the listener binds: decides the default allowed Host names. */
+  bindHost: string;
+  /** `server.allowed_hosts` / `allowed_origins` of the running config (read per request: they follow reloads). */
+  allowedPeers(): AllowedPeers;
 }
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
@@ -25,10 +33,24 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // (Gateway.stop force-closes whatever is left after the shutdown timeout).
     forceCloseConnections: 'idle',
   });
+  // Before routing and body parsing: a forbidden Host or Origin learns nothing, not even whether the path exists.
+  const security = new TransportSecurity(ctx.bindHost);
+  app.addHook('onRequest', async (req, reply) => {
+    const origin = req.headers.origin;
+    const verdict = security.check(req.headers.host, typeof origin === 'string' ? origin : undefined, ctx.allowedPeers());
+    if (verdict.ok) return;
+    req.log.warn({ host: req.headers.host, origin, url: req.url }, 'request refused: DNS-rebinding protection');
+    return sendError(req, reply, new GatewayError('forbidden', `Forbidden: ${verdict.reason}`));
+  });
   await app.register(async (mcp) => {
+    // MCP paths answer in JSON-RPC, whatever went wrong (bad JSON, wrong media type, too large).
+    mcp.removeContentTypeParser('text/plain');
+    allowEmptyJsonBodies(mcp);
+    mcp.setErrorHandler(async (err, req, reply) => sendError(req, reply, err));
     await streamableHttpRoutes(mcp, ctx.mcp);
     await sseRoutes(mcp, ctx.mcp);
   });
-  await app.register(managementApi, { prefix: '/manage/v1', ctx: ctx.management });
+  await app.register(managementApi, { prefix: MANAGEMENT_PREFIX, ctx: ctx.management });
+  app.setNotFoundHandler(async (req, reply) => sendError(req, reply, new GatewayError('not_found', `No endpoint ${req.method} ${req.url.split('?')[0]}`)));
   return app;
 }

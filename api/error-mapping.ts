@@ -1,16 +1,23 @@
 /**
- * The one place where typed errors become wire errors: an HTTP status and
- * the management error body `{error, message, details}`, or a JSON-RPC error
- * for MCP clients.
+ * The one place where errors become wire errors: an HTTP status and the
+ * management error body `{error, message, details}`, a JSON-RPC error for
+ * MCP clients, or an HTTP-level JSON-RPC error body on the MCP endpoints.
+ * Fastify's own request errors (body parsing, media type, size, validation)
+ * are first turned into typed errors here, so both surfaces see one kind.
  */
-import { ErrorCode as RpcCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyError } from 'fastify';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BackendCallError, GatewayError, type ErrorCode } from '../schemas/errors.js';
+import { RpcCode } from '../schemas/json-rpc-codes.js';
 import type { ErrorBody } from '../schemas/api.js';
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
+  forbidden: 403,
   bad_request: 400,
+  invalid_message: 400,
   not_found: 404,
+  method_not_allowed: 405,
   config_invalid: 400,
   backend_not_found: 404,
   tool_not_found: 404,
@@ -18,15 +25,29 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   prompt_not_found: 404,
   skill_not_found: 404,
   registry_not_found: 404,
+  backend_exists: 409,
   hot_reload_disabled: 409,
   backend_unavailable: 503,
   skills_unavailable: 503,
   service_unavailable: 503,
+  too_many_sessions: 503,
   unsupported_media_type: 415,
+  not_acceptable: 406,
   payload_too_large: 413,
   backend_error: 502,
   backend_timeout: 502,
+  registry_error: 502,
+  listen_failed: 500,
+  // nginx's "client closed request": nobody reads it, but the audit and logs can tell it from a failure.
+  request_cancelled: 499,
   internal_error: 500,
+};
+
+/** The JSON-RPC code of an error that is answered at the HTTP level on /mcp, /sse and /messages. */
+const HTTP_RPC_CODE: Partial<Record<ErrorCode, number>> = {
+  invalid_message: RpcCode.InvalidRequest,
+  not_found: RpcCode.SessionNotFound,
+  internal_error: RpcCode.InternalError,
 };
 
 export function httpStatusOf(err: unknown): number {
@@ -38,32 +59,100 @@ export function errorBody(err: unknown): ErrorBody {
   return { error: 'internal_error', message: 'Internal server error', details: {} };
 }
 
-/** JSON-RPC error codes for MCP clients; backend errors keep the backend's own code and data. */
+/** Whether an error is an expected outcome (a typed client or availability error), not a fault worth a stack trace. */
+export function isExpected(err: unknown): boolean {
+  return err instanceof GatewayError && err.code !== 'internal_error';
+}
+
+/** A Fastify request error (parsing, media type, size, schema validation) as a typed error; undefined for anything else. */
+export function fromFastifyError(err: FastifyError): GatewayError | undefined {
+  if (err.validation) {
+    const location = err.validationContext ?? '';
+    const problems = err.validation.map((v) => {
+      const path = `${location}${v.instancePath}`;
+      if (v.keyword === 'required') return { path: `${path}/${String(v.params.missingProperty)}`, message: 'is required' };
+      if (v.keyword === 'enum') return { path, message: `must be one of: ${(v.params.allowedValues as string[]).join(', ')}` };
+      // A regex means nothing to a caller; the schema's description says what is expected.
+      if (v.keyword === 'pattern') {
+        const description = (v as { parentSchema?: { description?: string } }).parentSchema?.description;
+        return { path, message: description ? `is not valid (${description})` : 'is not in the expected format' };
+      }
+      return { path, message: v.message ?? 'is invalid' };
+    });
+    const first = problems[0];
+    const message = first ? `${first.path} ${first.message}` : err.message;
+    return new GatewayError('bad_request', message, { location, problems });
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalidJson(err.message, { fastify_code: err.code });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('unsupported_media_type', 'Unsupported Media Type: Content-Type must be application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('payload_too_large', err.message);
+  }
+  const status = err.statusCode;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  const code: ErrorCode = status === 404 ? 'not_found' : status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'bad_request';
+  return new GatewayError(code, err.message, err.code ? { fastify_code: err.code } : {});
+}
+
+/** A body that is not JSON: `bad_request` for the management API, -32700 on the MCP endpoints. */
+export function invalidJson(why: string, details: Record<string, unknown> = {}): GatewayError {
+  return new GatewayError('bad_request', `Parse error: the body is not valid JSON (${why})`, { ...details, reason: 'invalid_json' });
+}
+
+/** Any error as a typed one: Fastify's are translated, unknown ones become internal errors. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const translated = typeof err === 'object' && err !== null ? fromFastifyError(err as FastifyError) : undefined;
+  return translated ?? new GatewayError('internal_error', 'Internal server error');
+}
+
+/** JSON-RPC errors for MCP clients; backend errors keep the backend's own code and data. */
 export function toJsonRpcError(err: unknown): McpError {
   if (err instanceof McpError) return err;
   if (err instanceof BackendCallError && err.rpcCode !== undefined) return new McpError(err.rpcCode, err.message, err.rpcData);
   if (err instanceof GatewayError) {
+    const data = { error: err.code, ...err.details };
     switch (err.code) {
       case 'tool_not_found':
       case 'prompt_not_found':
       case 'bad_request':
-        return new McpError(RpcCode.InvalidParams, err.message, { error: err.code, ...err.details });
+        return new McpError(RpcCode.InvalidParams, err.message, data);
+      case 'invalid_message':
+        return new McpError(RpcCode.InvalidRequest, err.message, data);
       case 'resource_not_found':
-        // -32002 is the MCP convention for an unknown resource.
-        return new McpError(-32002, err.message, { error: err.code, ...err.details });
+        return new McpError(RpcCode.ResourceNotFound, err.message, data);
       case 'backend_timeout':
-        return new McpError(RpcCode.RequestTimeout, err.message, { error: err.code, ...err.details });
+        return new McpError(RpcCode.RequestTimeout, err.message, data);
       default:
-        return new McpError(RpcCode.InternalError, err.message, { error: err.code, ...err.details });
+        return new McpError(RpcCode.InternalError, err.message, data);
     }
   }
   return new McpError(RpcCode.InternalError, err instanceof Error ? err.message : String(err));
 }
 
+export interface JsonRpcErrorBody {
+  jsonrpc: '2.0';
+  error: { code: number; message: string; data?: Record<string, unknown> };
+  id: null;
+}
+
 /**
- * The body of an HTTP-level JSON-RPC error on the MCP endpoints (no session,
- * unknown session, wrong method): the request had no id the error could name.
+ * The body of an HTTP-level JSON-RPC error on the MCP endpoints (bad body,
+ * no session, unknown session, wrong method): there is no request id the
+ * error could name.
  */
-export function jsonRpcErrorBody(code: number, message: string): { jsonrpc: '2.0'; error: { code: number; message: string }; id: null } {
+export function jsonRpcErrorBody(code: number, message: string): JsonRpcErrorBody {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** An error answered at the HTTP level on an MCP endpoint: its status and JSON-RPC body. */
+export function mcpHttpError(err: unknown): { status: number; body: JsonRpcErrorBody } {
+  const typed = toGatewayError(err);
+  const code = typed.details.reason === 'invalid_json' ? RpcCode.ParseError : (HTTP_RPC_CODE[typed.code] ?? RpcCode.ServerError);
+  return { status: HTTP_STATUS[typed.code], body: jsonRpcErrorBody(code, typed.message) };
 }

@@ -93,7 +93,7 @@ export class Gateway {
     );
     router = new Router(pool);
     const subscriptions = new ResourceSubscriptions(router);
-    const sessions = new SessionStore(config.server.session_ttl, subscriptions, logger);
+    const sessions = new SessionStore({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, subscriptions, logger);
     const requests = new RequestTracker();
     router.notificationSink = (backend, n, inFlight) => sessions.deliverBackendNotification(backend, n, inFlight);
     router.fallbackRequestTarget = (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress);
@@ -122,7 +122,7 @@ export class Gateway {
     // values are registered as they resolve, these only once the reload applied.
     events.subscribe((e) => {
       if (e.stage !== 'reload') return;
-      sessions.setTtl(controller.config.server.session_ttl);
+      sessions.setLimits({ ttlSeconds: controller.config.server.session_ttl, maxSessions: controller.config.server.max_sessions });
       try {
         registerConfigSecrets(controller.config, redactor);
       } catch (err) {
@@ -141,6 +141,8 @@ export class Gateway {
     let gateway: Gateway | undefined;
     const app = await buildApp({
       logger,
+      bindHost: host,
+      allowedPeers: () => ({ hosts: controller.config.server.allowed_hosts, origins: controller.config.server.allowed_origins }),
       mcp: { router, pool, subscriptions, sessions, requests, validator: new AjvJsonSchemaValidator() },
       management: {
         controller,

@@ -11,6 +11,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigSchema, BackendSchemaByType, BACKEND_NAME_PATTERN, BACKEND_TYPES, type GatewayConfig, type BackendType } from '../schemas/config.js';
 import { ConfigError, type ConfigProblem } from '../schemas/errors.js';
 import { expandEnv } from './env-expand.js';
+import { mapStrings } from '../runtime/map-strings.js';
 
 export interface LoadedConfig {
   config: GatewayConfig;
@@ -87,23 +88,16 @@ export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; r
   return expanded as GatewayConfig;
 }
 
-function resolveSecretsDeep(value: unknown, resolveSecret: SecretResolver, problems: ConfigProblem[], path: string[] = []): unknown {
-  if (typeof value === 'string') {
-    if (!value.includes('secret:')) return value;
+function resolveSecretsDeep(value: unknown, resolveSecret: SecretResolver, problems: ConfigProblem[]): unknown {
+  return mapStrings(value, (s, path) => {
+    if (!s.includes('secret:')) return s;
     try {
-      return resolveSecret(value, path.join('.'));
+      return resolveSecret(s, path.join('.'));
     } catch (err) {
       problems.push({ path: path.join('.'), message: (err as Error).message });
-      return value;
+      return s;
     }
-  }
-  if (Array.isArray(value)) return value.map((v, i) => resolveSecretsDeep(v, resolveSecret, problems, [...path, String(i)]));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = resolveSecretsDeep(v, resolveSecret, problems, [...path, k]);
-    return out;
-  }
-  return value;
+  });
 }
 
 /**

@@ -17,10 +17,10 @@ export function diffBackends(before: GatewayConfig['backends'], after: GatewayCo
   const removed: string[] = [];
   const changed: string[] = [];
   for (const name of Object.keys(after)) {
-    if (!(name in before)) added.push(name);
+    if (!Object.hasOwn(before, name)) added.push(name);
     else if (!isDeepStrictEqual(before[name], after[name])) changed.push(name);
   }
-  for (const name of Object.keys(before)) if (!(name in after)) removed.push(name);
+  for (const name of Object.keys(before)) if (!Object.hasOwn(after, name)) removed.push(name);
   return { added, removed, changed };
 }
 

@@ -4,21 +4,15 @@
  * an error that names the variable and the key path where it was used.
  */
 import type { ConfigProblem } from '../schemas/errors.js';
+import { mapStrings } from '../runtime/map-strings.js';
 
 const PATTERN = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, problems: ConfigProblem[], path: string[] = []): unknown {
-  if (typeof value === 'string') return expandString(value, env, problems, path);
-  if (Array.isArray(value)) return value.map((v, i) => expandEnv(v, env, problems, [...path, String(i)]));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = expandEnv(v, env, problems, [...path, k]);
-    return out;
-  }
-  return value;
+export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): unknown {
+  return mapStrings(value, (s, path) => expandString(s, env, problems, path));
 }
 
-function expandString(s: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[], path: string[]): string {
+function expandString(s: string, env: NodeJS.ProcessEnv, problems: ConfigProblem[], path: readonly string[]): string {
   if (!s.includes('${')) return s;
   return s.replace(PATTERN, (match, name: string | undefined, fallback: string | undefined) => {
     if (match === '$${') return '${';

@@ -152,7 +152,8 @@ export class GatewayController {
 
   /** Throws BackendNotFoundError (404) unless the running config has this backend. */
   requireBackend(name: string): void {
-    if (!(name in this.config.backends)) throw new BackendNotFoundError(name);
+    // Own keys only: `constructor` or `toString` is an unknown backend, not a property of every object.
+    if (!Object.hasOwn(this.config.backends, name)) throw new BackendNotFoundError(name);
   }
 
   async reconnect(name: string): Promise<{ name: string; reconnected: boolean; error: string | null }> {

@@ -6,8 +6,11 @@
  */
 export type ErrorCode =
   | 'unauthorized'
+  | 'forbidden'
   | 'bad_request'
+  | 'invalid_message'
   | 'not_found'
+  | 'method_not_allowed'
   | 'config_invalid'
   | 'backend_not_found'
   | 'tool_not_found'
@@ -17,6 +20,12 @@ export type ErrorCode =
   | 'backend_error'
   | 'backend_timeout'
   | 'hot_reload_disabled'
+  | 'backend_exists'
+  | 'too_many_sessions'
+  | 'not_acceptable'
+  | 'registry_error'
+  | 'listen_failed'
+  | 'request_cancelled'
   | 'skill_not_found'
   | 'skills_unavailable'
   | 'registry_not_found'
@@ -105,5 +114,22 @@ export class BackendTimeoutError extends GatewayError {
 export class BadRequestError extends GatewayError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super('bad_request', message, details);
+  }
+}
+
+/** A new client session would exceed `server.max_sessions`. */
+export class TooManySessionsError extends GatewayError {
+  constructor(limit: number, retryAfterS: number) {
+    super('too_many_sessions', `Too many sessions: the gateway serves at most ${limit} at once; retry in ${retryAfterS} s`, {
+      max_sessions: limit,
+      retry_after_s: retryAfterS,
+    });
+  }
+}
+
+/** The client went away (closed its stream, deleted its session) while its request was forwarded. */
+export class RequestCancelledError extends GatewayError {
+  constructor(reason: string) {
+    super('request_cancelled', `cancelled: ${reason}`, { reason });
   }
 }

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ManagementContext } from './context.js';
 import { redactor } from '../../runtime/observability/logging/redactor.js';
+import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { authHook, managementToken } from './auth.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
@@ -20,6 +21,9 @@ import { skillRoutes } from './routes/skills.js';
 import { proxyRoutes } from './routes/proxy.js';
 
 export type { ManagementContext, ListenAddress } from './context.js';
+
+/** Where the management API lives (spec section 4: the version is in the path). */
+export const MANAGEMENT_PREFIX = '/manage/v1';
 
 export async function managementApi(app: FastifyInstance, opts: { ctx: ManagementContext }): Promise<void> {
   const { ctx } = opts;
@@ -46,4 +50,11 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
 
   let document: Record<string, unknown> | undefined;
   app.get('/openapi.json', async () => (document ??= openapi.document()));
+  // The start-up banner prints the API's root URL: it answers with what is there.
+  app.get('/', { config: { public: true } }, async () => ({
+    name: GATEWAY_NAME,
+    version: GATEWAY_VERSION,
+    openapi: `${MANAGEMENT_PREFIX}/openapi.json`,
+    endpoints: openapi.endpoints().map(({ method, path, summary }) => ({ method, path, summary })),
+  }));
 }

@@ -35,6 +35,13 @@ export class OpenApiCollector {
     }
   }
 
+  /** The documented routes, in registration order. */
+  endpoints(): Array<{ method: string; path: string; summary: string }> {
+    return this.routes
+      .filter((r) => r.doc?.summary)
+      .map((r) => ({ method: r.method.toUpperCase(), path: r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}'), summary: r.doc!.summary }));
+  }
+
   document(): Record<string, unknown> {
     const paths: Record<string, Record<string, unknown>> = {};
     for (const route of this.routes) {

@@ -6,6 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
+import { allowEmptyJsonBodies } from '../json-body.js';
 
 // verbose: errors carry their schema, so a pattern failure can be explained by its description.
 const common = { useDefaults: true, allErrors: false, strict: false, verbose: true } as const;
@@ -22,11 +23,5 @@ export function installValidation(app: FastifyInstance): void {
     };
   });
 
-  // The default JSON parser rejects an empty body; here it means "no body".
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined);
-    void parseJson(req, body as string, done);
-  });
+  allowEmptyJsonBodies(app);
 }

@@ -47,7 +47,8 @@ export function capabilitiesView(snap: RouteTable, q: Partial<CapabilitiesQuery>
     (!q.type || q.type === kind) && (q.backend === undefined || q.backend === backend) && (!needle || names.some((n) => n?.toLowerCase().includes(needle)));
 
   // Each route is filtered by the same names as its listed item, so the map and the lists agree.
-  const routeMap: Record<string, string[]> = {};
+  // Null prototype: an exposed name such as `__proto__` or `constructor` is a key like any other.
+  const routeMap: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   const route = (kind: 'tools' | 'resources' | 'prompts', exposed: string, r: Route, ...names: Array<string | undefined>) => {
     if (want(kind, r.backend, ...names)) routeMap[exposed] = [r.backend, r.original];
   };

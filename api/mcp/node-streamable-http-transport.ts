@@ -31,13 +31,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type RequestInfo } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonRpcMessage, isRequestMessage, isResponseMessage, mediaType, serializeMessage } from '../../runtime/transports/json-rpc.js';
+import { isJsonRpcMessage, isRequestMessage, isResponseMessage, mediaType, serializeMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
 import { jsonRpcErrorBody } from '../error-mapping.js';
+import { RpcCode } from '../../schemas/json-rpc-codes.js';
 
 export interface NodeStreamableHttpOptions {
   sessionIdGenerator: () => string;
   onsessioninitialized?: (sessionId: string) => void | Promise<void>;
   onsessionclosed?: (sessionId: string) => void | Promise<void>;
+  /** The client closed a POST's response before every request on it was answered: these ids will never be read. */
+  onrequestsabandoned?: (ids: RequestId[]) => void;
   /** SSE keep-alive comment interval (default 15 s, as in the SDK); 0 turns it off. */
   keepAliveMs?: number;
 }
@@ -86,6 +89,8 @@ export class NodeStreamableHttpTransport implements Transport {
   private initialized = false;
   private closed = false;
   private readonly streams = new Map<RequestId, PostStream>();
+  /** Requests whose client went away; their answers are dropped quietly. */
+  private readonly abandoned = new Set<RequestId>();
   private standalone?: { res: ServerResponse; keepAlive?: NodeJS.Timeout };
   private readonly keepAliveMs: number;
 
@@ -100,7 +105,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
   /** Handles one HTTP request of this session (POST with `parsedBody`, GET, DELETE). */
   async handleRequest(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown): Promise<void> {
-    if (this.closed) return this.fail(res, 404, -32001, 'Session not found');
+    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
     switch (req.method) {
       case 'POST':
         return this.handlePost(req, res, parsedBody);
@@ -110,31 +115,34 @@ export class NodeStreamableHttpTransport implements Transport {
         return this.handleDelete(req, res);
       default:
         this.onerror?.(new Error('Method not allowed.'));
-        writeJson(res, 405, jsonRpcErrorBody(-32000, 'Method not allowed.'), { allow: 'GET, POST, DELETE' });
+        writeJson(res, 405, jsonRpcErrorBody(RpcCode.ServerError, 'Method not allowed.'), { allow: 'GET, POST, DELETE' });
     }
   }
 
   private async handlePost(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
     const accept = req.headers.accept;
     if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
-      return this.fail(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      return this.fail(res, 406, RpcCode.ServerError, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
     if (mediaType(req.headers['content-type']) !== 'application/json') {
-      return this.fail(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+      return this.fail(res, 415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
     }
-    if (body === undefined) return this.fail(res, 400, -32700, 'Parse error: Invalid JSON');
+    if (body === undefined) return this.fail(res, 400, RpcCode.ParseError, 'Parse error: Invalid JSON');
     const batch = Array.isArray(body);
-    if (batch && body.length > MAX_BATCH_SIZE) return this.fail(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+    if (batch && body.length === 0) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: empty batch');
+    if (batch && body.length > MAX_BATCH_SIZE) {
+      return this.fail(res, 400, RpcCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+    }
     const messages = (batch ? body : [body]) as unknown[];
     for (const m of messages) {
-      if (!isJsonRpcMessage(m)) return this.fail(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+      if (!isJsonRpcMessage(m)) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
     }
     const msgs = messages as unknown as Message[];
 
     const hasInit = msgs.some(isInitialize);
     if (hasInit) {
-      if (this.initialized && this.sessionId !== undefined) return this.fail(res, 400, -32600, 'Invalid Request: Server already initialized');
-      if (msgs.length > 1) return this.fail(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
+      if (this.initialized && this.sessionId !== undefined) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: Server already initialized');
+      if (msgs.length > 1) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed');
       this.sessionId = this.opts.sessionIdGenerator();
       this.initialized = true;
       await this.opts.onsessioninitialized?.(this.sessionId);
@@ -142,11 +150,19 @@ export class NodeStreamableHttpTransport implements Transport {
       const problem = this.checkSession(req, res);
       if (problem) return;
     }
-    if (this.closed) return this.fail(res, 404, -32001, 'Session not found');
+    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
 
     const extra = messageExtra(req);
     const ids: RequestId[] = [];
     for (const m of msgs) if (isRequestMessage(m)) ids.push(m.id as RequestId);
+    const duplicates = ids.filter((id, i) => this.streams.has(id) || ids.indexOf(id) !== i);
+    if (duplicates.length > 0) return this.refuseDuplicates(res, duplicates, batch);
+    const unanswerable = msgs.map(unanswerableReason).find((r) => r !== undefined);
+    if (unanswerable !== undefined) {
+      // The SDK would drop it silently; no request may go unanswered.
+      const id = batch ? null : ((msgs[0]!.id as RequestId | undefined) ?? null);
+      return writeJson(res, id === null ? 400 : 200, { jsonrpc: '2.0', id, error: { code: RpcCode.InvalidParams, message: unanswerable } });
+    }
     if (ids.length === 0) {
       res.writeHead(202).end();
       for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, extra);
@@ -161,10 +177,10 @@ export class NodeStreamableHttpTransport implements Transport {
 
   private handleGet(req: IncomingMessage, res: ServerResponse): void {
     if (!req.headers.accept?.includes('text/event-stream')) {
-      return this.fail(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+      return this.fail(res, 406, RpcCode.ServerError, 'Not Acceptable: Client must accept text/event-stream');
     }
     if (this.checkSession(req, res)) return;
-    if (this.standalone) return this.fail(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
+    if (this.standalone) return this.fail(res, 409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session');
     res.writeHead(200, this.sseHeaders());
     res.flushHeaders();
     const entry: { res: ServerResponse; keepAlive?: NodeJS.Timeout } = { res, keepAlive: this.armKeepAlive(res) };
@@ -188,22 +204,22 @@ export class NodeStreamableHttpTransport implements Transport {
   /** Session and protocol-version checks of every request after initialize; answers and returns true on failure. */
   private checkSession(req: IncomingMessage, res: ServerResponse): boolean {
     if (!this.initialized) {
-      this.fail(res, 400, -32000, 'Bad Request: Server not initialized');
+      this.fail(res, 400, RpcCode.ServerError, 'Bad Request: Server not initialized');
       return true;
     }
     const id = req.headers['mcp-session-id'];
     if (!id) {
-      this.fail(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      this.fail(res, 400, RpcCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
       return true;
     }
     if (id !== this.sessionId) {
-      this.fail(res, 404, -32001, 'Session not found');
+      this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
       return true;
     }
     const version = req.headers['mcp-protocol-version'];
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
       const message = `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
-      this.fail(res, 400, -32000, message);
+      this.fail(res, 400, RpcCode.ServerError, message);
       return true;
     }
     return false;
@@ -221,7 +237,12 @@ export class NodeStreamableHttpTransport implements Transport {
     }
     const stream = this.streams.get(requestId);
     if (!stream) {
+      // Closed, or its client went away: nobody will read it.
       if (this.closed) return;
+      if (this.abandoned.has(requestId)) {
+        if (response) this.abandoned.delete(requestId);
+        return;
+      }
       throw new Error(`No connection established for request ID: ${String(requestId)}`);
     }
     if (!response) {
@@ -248,7 +269,7 @@ export class NodeStreamableHttpTransport implements Transport {
     this.closed = true;
     for (const stream of new Set(this.streams.values())) {
       this.finish(stream);
-      if (!stream.res.headersSent) writeJson(stream.res, 404, jsonRpcErrorBody(-32001, 'Session closed'));
+      if (!stream.res.headersSent) writeJson(stream.res, 404, jsonRpcErrorBody(RpcCode.SessionNotFound, 'Session closed'));
       else stream.res.end();
     }
     this.streams.clear();
@@ -283,10 +304,25 @@ export class NodeStreamableHttpTransport implements Transport {
     for (const id of stream.ids) if (this.streams.get(id) === stream) this.streams.delete(id);
   }
 
-  /** The client went away before every answer was written: forget the stream (answers are then dropped). */
+  /** The client went away before every answer was written: forget the stream and say which requests were left. */
   private dropStream(stream: PostStream): void {
     if (stream.done) return;
     this.finish(stream);
+    const answered = new Set(stream.answers.map((a) => (a as Message).id as RequestId));
+    const left = stream.ids.filter((id) => !answered.has(id));
+    for (const id of left) this.abandoned.add(id);
+    if (left.length > 0) this.opts.onrequestsabandoned?.(left);
+  }
+
+  /**
+   * A request id already in flight in this session (or twice in one batch):
+   * refused with -32600 naming it; the request already in flight is untouched.
+   */
+  private refuseDuplicates(res: ServerResponse, ids: RequestId[], batch: boolean): void {
+    const message = `Invalid Request: request id ${ids.map((id) => JSON.stringify(id)).join(', ')} is already in flight in this session`;
+    this.onerror?.(new Error(message));
+    const body = { jsonrpc: '2.0', id: batch ? null : ids[0], error: { code: RpcCode.InvalidRequest, message } };
+    writeJson(res, 400, body);
   }
 
   private sseHeaders(): Record<string, string> {

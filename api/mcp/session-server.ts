@@ -7,7 +7,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, McpError, type JSONRPCRequest, type LoggingLevel, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingLevelSchema,
+  McpError,
+  type JSONRPCRequest,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Router } from '../../runtime/routing/router.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { ResourceSubscriptions } from '../../runtime/routing/resource-subscriptions.js';
@@ -15,6 +22,9 @@ import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../run
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { cachedListResult } from '../../runtime/transports/json-rpc.js';
 import { toJsonRpcError } from '../error-mapping.js';
+import { BadRequestError, RequestCancelledError } from '../../schemas/errors.js';
+import { RpcCode } from '../../schemas/json-rpc-codes.js';
+import { abortReasonText } from '../../runtime/backends/backend-errors.js';
 import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 
@@ -47,13 +57,13 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
   };
   server.fallbackRequestHandler = async (request, extra) => {
     const current = session();
-    current.activeRequests++;
+    const signal = current.begin(request.id, extra.signal);
     try {
-      return await handle(deps, current, request, extra);
+      return await handle(deps, current, request, { ...extra, signal });
     } catch (err) {
-      throw toJsonRpcError(err);
+      throw toJsonRpcError(signal.aborted ? new RequestCancelledError(abortReasonText(signal.reason)) : err);
     } finally {
-      current.activeRequests--;
+      current.end(request.id);
       current.touch();
     }
   };
@@ -98,11 +108,16 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
       await deps.subscriptions.unsubscribe(session.id, String(params.uri));
       return {};
     case 'logging/setLevel':
+      if (!LOGGING_LEVELS.includes(params.level as LoggingLevel)) {
+        throw new BadRequestError(`Invalid params: level must be one of ${LOGGING_LEVELS.join(', ')} (got ${JSON.stringify(params.level)})`);
+      }
       return setLevel(deps, session, params.level as LoggingLevel);
     default:
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      throw new McpError(RpcCode.MethodNotFound, `Method not found: ${request.method}`);
   }
 }
+
+const LOGGING_LEVELS = LoggingLevelSchema.options;
 
 function callerOf(session: ClientSession, request: JSONRPCRequest, extra: Extra): CallerContext {
   return {

@@ -11,6 +11,7 @@ import type { CallerContext, JsonObject, ProgressHandler } from '../../runtime/r
 import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 import type { SessionRecord } from '../../schemas/api.js';
+import { TooManySessionsError } from '../../schemas/errors.js';
 
 const LOG_SEVERITY: Record<LoggingLevel, number> = {
   debug: 0,
@@ -30,20 +31,45 @@ const REQUIRED_CAPABILITY: Record<string, 'sampling' | 'elicitation' | 'roots'> 
   'roots/list': 'roots',
 };
 
+export interface SessionLimits {
+  /** Seconds a session may stay idle before the reaper closes it (`server.session_ttl`). */
+  ttlSeconds: number;
+  /** Sessions open at once (`server.max_sessions`). */
+  maxSessions: number;
+}
+
+/** What a client refused for the session limit is told to wait before trying again. */
+export const SESSION_RETRY_AFTER_S = 5;
+
 export class SessionStore {
   private readonly sessions = new Map<string, ClientSession>();
   private reaper?: NodeJS.Timeout;
+  private ttlSeconds: number;
+  private maxSessions: number;
 
   constructor(
-    private ttlSeconds: number,
+    limits: SessionLimits,
     private readonly subscriptions: ResourceSubscriptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.ttlSeconds = limits.ttlSeconds;
+    this.maxSessions = limits.maxSessions;
+  }
 
-  setTtl(ttlSeconds: number): void {
-    const restart = this.reaper !== undefined && ttlSeconds !== this.ttlSeconds;
-    this.ttlSeconds = ttlSeconds;
+  /** New limits (a reload): the reaper follows a TTL change; a lower session limit only refuses new sessions. */
+  setLimits(limits: SessionLimits): void {
+    const restart = this.reaper !== undefined && limits.ttlSeconds !== this.ttlSeconds;
+    this.ttlSeconds = limits.ttlSeconds;
+    this.maxSessions = limits.maxSessions;
     if (restart) this.startReaper();
+  }
+
+  /**
+   * Throws TooManySessionsError (HTTP 503 with Retry-After) when a new session
+   * would exceed the limit; sessions already open are never disturbed.
+   */
+  admit(): void {
+    if (this.sessions.size >= this.maxSessions) throw new TooManySessionsError(this.maxSessions, SESSION_RETRY_AFTER_S);
   }
 
   startReaper(): void {

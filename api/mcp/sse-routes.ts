@@ -1,22 +1,43 @@
 /**
  * `/sse`: the legacy HTTP+SSE transport. GET opens the event stream and
- * announces the POST endpoint (`/messages?sessionId=…`); messages arrive there.
+ * announces the POST endpoint (`/messages?sessionId=…`); messages arrive there
+ * and every answer goes out on the stream.
  */
 import type { FastifyInstance } from 'fastify';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayError } from '../../schemas/errors.js';
+import { RpcCode } from '../../schemas/json-rpc-codes.js';
+import { isJsonRpcMessage, isRequestMessage, isResponseMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
 import { ClientSession } from './client-session.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
-import { jsonRpcErrorBody } from '../error-mapping.js';
+import { admitSession } from './admission.js';
 
 export const SSE_MESSAGES_PATH = '/messages';
 
+/**
+ * The SDK's SSE server transport, told which request ids are unanswered: a
+ * second request with an id still in flight is refused before the SDK sees it
+ * (its answer would share the id on the one stream and its handler would
+ * replace the first one's).
+ */
+class InFlightTrackingSseTransport extends SSEServerTransport {
+  readonly inFlight = new Set<RequestId>();
+
+  override async send(message: JSONRPCMessage): Promise<void> {
+    if (isResponseMessage(message as Record<string, unknown>)) this.inFlight.delete((message as { id: RequestId }).id);
+    return super.send(message);
+  }
+}
+
 export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
-  const transports = new Map<string, SSEServerTransport>();
+  const transports = new Map<string, InFlightTrackingSseTransport>();
 
   app.get('/sse', async (req, reply) => {
+    admitSession(ctx, reply);
     reply.hijack();
-    const transport = new SSEServerTransport(SSE_MESSAGES_PATH, reply.raw);
+    const transport = new InFlightTrackingSseTransport(SSE_MESSAGES_PATH, reply.raw);
     const server = createSessionServer(ctx, () => session);
     const session = new ClientSession('sse', server, req.ip);
     session.id = transport.sessionId;
@@ -33,12 +54,40 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
   app.post(SSE_MESSAGES_PATH, async (req, reply) => {
     const id = (req.query as { sessionId?: string }).sessionId;
     const transport = id ? transports.get(id) : undefined;
-    if (!transport) {
-      return reply.code(404).send(jsonRpcErrorBody(-32001, `Session not found: ${id ?? '(none)'}`));
+    if (!transport) throw new GatewayError('not_found', `Session not found: ${id ?? '(none)'}`);
+    const body = req.body;
+    if (!isJsonRpcMessage(body)) throw new GatewayError('invalid_message', 'Invalid Request: the body is not a JSON-RPC 2.0 message');
+    const message = body as Record<string, unknown>;
+    const unanswerable = unanswerableReason(message);
+    if (unanswerable !== undefined) {
+      // The SDK would drop it silently; no request may go unanswered.
+      return reply.code(400).send({ jsonrpc: '2.0', id: message.id ?? null, error: { code: RpcCode.InvalidParams, message: unanswerable } });
+    }
+    if (isRequestMessage(message)) {
+      const requestId = message.id as RequestId;
+      if (transport.inFlight.has(requestId)) {
+        const text = `Invalid Request: request id ${JSON.stringify(requestId)} is already in flight in this session`;
+        return reply.code(400).send({ jsonrpc: '2.0', id: requestId, error: { code: RpcCode.InvalidRequest, message: text } });
+      }
+      transport.inFlight.add(requestId);
     }
     ctx.sessions.get(id!)?.touch();
     reply.hijack();
-    await transport.handlePostMessage(req.raw, reply.raw, req.body);
+    await transport.handlePostMessage(req.raw, reply.raw, body);
     return reply;
   });
+
+  for (const [url, allow] of [
+    ['/sse', 'GET'],
+    [SSE_MESSAGES_PATH, 'POST'],
+  ] as const) {
+    app.route({
+      method: ['PUT', 'PATCH', 'DELETE', 'OPTIONS', ...(allow === 'GET' ? (['POST'] as const) : (['GET'] as const))],
+      url,
+      handler: async (req, reply) => {
+        reply.header('allow', allow);
+        throw new GatewayError('method_not_allowed', `Method not allowed: ${req.method} ${url} (use ${allow})`);
+      },
+    });
+  }
 }

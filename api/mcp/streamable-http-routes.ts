@@ -5,63 +5,69 @@
  * transport then owns the raw response (hence `reply.hijack()`). The transport
  * is our Node-native one (./node-streamable-http-transport.ts), not the SDK's:
  * see docs/performance.md.
+ *
+ * Every refusal is a JSON-RPC error body with the status the transport
+ * standard gives it (api/send-error.ts): 400 -32700 for a body that is not
+ * JSON, 400 -32600 for JSON that is not a JSON-RPC message or batch, 404 for
+ * an unknown session, 405 for other methods, 503 beyond `server.max_sessions`.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayError } from '../../schemas/errors.js';
+import { invalidJson } from '../error-mapping.js';
+import { isJsonRpcMessage } from '../../runtime/transports/json-rpc.js';
 import { ClientSession } from './client-session.js';
 import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
-import { jsonRpcErrorBody } from '../error-mapping.js';
+import { admitSession } from './admission.js';
 
 interface Transported {
   session: ClientSession;
   transport: NodeStreamableHttpTransport;
 }
 
+/** A JSON-RPC message, or a non-empty batch of them. */
+function isJsonRpcPayload(body: unknown): boolean {
+  if (Array.isArray(body)) return body.length > 0 && body.every(isJsonRpcMessage);
+  return isJsonRpcMessage(body);
+}
+
 export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
   const transports = new Map<string, Transported>();
 
-  const rpcError = (reply: FastifyReply, status: number, code: number, message: string) => reply.code(status).send(jsonRpcErrorBody(code, message));
-
-  const lookup = (req: FastifyRequest, reply: FastifyReply): Transported | undefined => {
+  const lookup = (req: FastifyRequest): Transported => {
     const id = req.headers['mcp-session-id'];
-    if (typeof id !== 'string' || !id) {
-      void rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      return undefined;
-    }
+    if (typeof id !== 'string' || !id) throw new GatewayError('bad_request', 'Bad Request: Mcp-Session-Id header is required');
     const found = transports.get(id);
     // A session the store has let go (reaped, closing) is gone even while its transport closes.
-    if (!found || ctx.sessions.get(id) !== found.session) {
-      void rpcError(reply, 404, -32001, `Session not found: ${id}`);
-      return undefined;
-    }
+    if (!found || ctx.sessions.get(id) !== found.session) throw new GatewayError('not_found', `Session not found: ${id}`);
     return found;
   };
 
   app.post('/mcp', async (req, reply) => {
-    const id = req.headers['mcp-session-id'];
-    let entry: Transported | undefined;
-    if (id !== undefined) {
-      entry = lookup(req, reply);
-      if (!entry) return reply;
+    const body = req.body;
+    if (body === undefined) throw invalidJson('the body is empty');
+    if (!isJsonRpcPayload(body)) throw new GatewayError('invalid_message', 'Invalid Request: the body is not a JSON-RPC 2.0 message or batch');
+    let entry: Transported;
+    if (req.headers['mcp-session-id'] !== undefined) {
+      entry = lookup(req);
     } else {
-      const body = req.body;
       const isInit = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
-      if (!isInit) return rpcError(reply, 400, -32000, 'Bad Request: no session; the first request must be initialize');
+      if (!isInit) throw new GatewayError('bad_request', 'Bad Request: no session; the first request must be initialize');
+      admitSession(ctx, reply);
       entry = openSession(ctx, req.ip, transports);
     }
     entry.session.touch();
     reply.hijack();
     ctx.requests.track(reply.raw);
-    await entry.transport.handleRequest(req.raw, reply.raw, req.body);
+    await entry.transport.handleRequest(req.raw, reply.raw, body);
     return reply;
   });
 
   app.get('/mcp', async (req, reply) => {
-    const entry = lookup(req, reply);
-    if (!entry) return reply;
+    const entry = lookup(req);
     entry.session.touch();
     reply.hijack();
     await entry.transport.handleRequest(req.raw, reply.raw);
@@ -69,11 +75,19 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   });
 
   app.delete('/mcp', async (req, reply) => {
-    const entry = lookup(req, reply);
-    if (!entry) return reply;
+    const entry = lookup(req);
     reply.hijack();
     await entry.transport.handleRequest(req.raw, reply.raw);
     return reply;
+  });
+
+  app.route({
+    method: ['PUT', 'PATCH', 'OPTIONS'],
+    url: '/mcp',
+    handler: async (req, reply) => {
+      reply.header('allow', 'GET, POST, DELETE');
+      throw new GatewayError('method_not_allowed', `Method not allowed: ${req.method} /mcp (use POST, GET or DELETE)`);
+    },
   });
 }
 
@@ -86,6 +100,8 @@ function openSession(ctx: McpContext, clientIp: string, transports: Map<string, 
       transports.set(id, entry);
       ctx.sessions.add(session);
     },
+    // The client closed a POST before its answers: cancel those requests (the backend is told).
+    onrequestsabandoned: (ids) => session.abandon(ids, 'client closed the request stream'),
   });
   const server = createSessionServer(ctx, () => session);
   session = new ClientSession('streamable-http', server, clientIp);

@@ -177,7 +177,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     try {
       return await client.request({ method, params }, PASSTHROUGH, options);
     } catch (err) {
-      throw toBackendError(this.name, err, opts.timeoutMs);
+      throw toBackendError(this.name, err, opts.timeoutMs, opts.signal);
     }
   }
 

@@ -4,18 +4,21 @@
  * can be passed on to the MCP client unchanged.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { BackendCallError, BackendTimeoutError, BackendUnavailableError, GatewayError } from '../../schemas/errors.js';
+import { BackendCallError, BackendTimeoutError, BackendUnavailableError, GatewayError, RequestCancelledError } from '../../schemas/errors.js';
 
 /** Socket errors that mean the backend cannot be reached at all (503), not that the call failed (502). */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', 'UND_ERR_SOCKET']);
 
-export function toBackendError(backend: string, err: unknown, timeoutMs: number): GatewayError {
+export function toBackendError(backend: string, err: unknown, timeoutMs: number, signal?: AbortSignal): GatewayError {
   if (err instanceof GatewayError) return err;
+  // Cancelled by the caller (the client went away or cancelled): the SDK client has told the backend.
+  if (signal?.aborted) return new RequestCancelledError(abortReasonText(signal.reason));
   if (err instanceof McpError) {
     if (err.code === ErrorCode.RequestTimeout && /timed out/i.test(err.message)) return new BackendTimeoutError(backend, timeoutMs);
     if (err.code === ErrorCode.ConnectionClosed) return new BackendUnavailableError(backend, 'connection closed');
-    // McpError prefixes "MCP error <code>: "; the client sees the code separately.
-    const message = err.message.replace(/^MCP error -?\d+: /, '');
+    // McpError prefixes "MCP error <code>: ", and an SDK server already sent its message with one:
+    // strip them all, so the client sees exactly one (added when the error is passed on).
+    const message = err.message.replace(/^(MCP error -?\d+: )+/, '');
     return new BackendCallError(backend, message, { code: err.code, data: err.data }, err);
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -23,4 +26,11 @@ export function toBackendError(backend: string, err: unknown, timeoutMs: number)
   const cause = (err as { cause?: { code?: string } } | undefined)?.cause;
   if (cause?.code && UNREACHABLE.has(cause.code)) return new BackendUnavailableError(backend, `${message} (${cause.code})`);
   return new BackendCallError(backend, message, undefined, err);
+}
+
+/** An abort reason as text: the string given to abort(), else a generic one (the SDK aborts without a reason). */
+export function abortReasonText(reason: unknown): string {
+  if (typeof reason === 'string') return reason;
+  if (reason instanceof Error && reason.name !== 'AbortError') return reason.message;
+  return 'cancelled by the client or its session closed';
 }

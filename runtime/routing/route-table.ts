@@ -128,7 +128,7 @@ function exposeBackend({ name, spec, catalog }: BackendInput, policy: ConflictPo
   const named = <T extends { name: string; description?: string }>(items: T[], filter: FilterRuleSpec | undefined, renames: Renames | undefined) => {
     const passes = compileFilter(filter);
     return items.map((item) => {
-      const rename = renames?.[item.name];
+      const rename = renames && Object.hasOwn(renames, item.name) ? renames[item.name] : undefined;
       const description = rename?.description ?? item.description;
       const exposed: T = { ...item, name: prefix + (rename?.name ?? item.name), ...(description !== undefined ? { description } : {}) };
       return { backend: name, original: item.name, exposed, renamed: rename !== undefined, filtered: !passes(item.name) };

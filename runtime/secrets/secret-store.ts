@@ -4,6 +4,7 @@
  * Every value handed out is first registered with the redactor, so a secret
  * can never reach a log line before it is known to the redactor.
  */
+import { mapStrings } from '../map-strings.js';
 import { redactor as processRedactor, SecretTooShortError, type Redactor } from '../observability/logging/redactor.js';
 import { SecretNotFoundError } from './errors.js';
 import type { SecretProvider } from './secret-provider.js';
@@ -42,14 +43,7 @@ export class SecretStore {
 
   /** A copy of `value` with resolveString applied to every string inside (objects and arrays, recursively). */
   resolveDeep<T>(value: T): T {
-    if (typeof value === 'string') return this.resolveString(value) as T;
-    if (Array.isArray(value)) return value.map((item: unknown) => this.resolveDeep(item)) as T;
-    if (typeof value === 'object' && value !== null) {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = this.resolveDeep(item);
-      return out as T;
-    }
-    return value;
+    return mapStrings(value, (s) => this.resolveString(s)) as T;
   }
 
   /** Whether `s` contains a secret reference (e.g. to decide if a config string is sensitive). */

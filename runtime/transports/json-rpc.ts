@@ -27,6 +27,19 @@ export function isJsonRpcMessage(m: unknown): m is JSONRPCMessage {
 
 type Envelope = Record<string, unknown>;
 
+/**
+ * Why the SDK would drop this otherwise well-formed message without an answer
+ * (its zod schema wants `params._meta` to be an object; a message that fails it
+ * is neither request nor notification to the SDK), or undefined when it would not.
+ * Transports answer such a request themselves, with -32602.
+ */
+export function unanswerableReason(m: Envelope): string | undefined {
+  const params = m.params as Envelope | undefined;
+  const meta = params?._meta;
+  if (meta === undefined || (typeof meta === 'object' && meta !== null && !Array.isArray(meta))) return undefined;
+  return `Invalid params: _meta must be an object (got ${JSON.stringify(meta)})`;
+}
+
 /** A request (has a method and an id; a notification has no id). */
 export const isRequestMessage = (m: Envelope): boolean => typeof m.method === 'string' && m.id !== undefined;
 

@@ -35,7 +35,8 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
       schema: { querystring: GroupsQuerySchema, response: { 200: GroupsSchema, ...errors({ 400: BAD_REQUEST }) } },
     },
     async (req) => {
-      const groups: Record<string, { servers: string[]; count: number }> = {};
+      // Null prototype: a group named `__proto__` or `constructor` is a group like any other.
+      const groups: Record<string, { servers: string[]; count: number }> = Object.create(null) as Record<string, { servers: string[]; count: number }>;
       for (const [name, spec] of Object.entries(ctx.controller.config.backends)) {
         const group = spec.group ?? 'default';
         if (req.query.group !== undefined && req.query.group !== group) continue;
