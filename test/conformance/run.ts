@@ -120,12 +120,14 @@ async function main(): Promise<number> {
   for (const name of runs) {
     const kind = name === 'client' ? 'client' : 'server';
     const outDir = join(outRoot, name);
-    process.stdout.write(`running ${name} ...\n`);
+    const runStarted = Date.now();
+    process.stdout.write(`running ${name} ...`);
     try {
       results.push({ name, kind, scenarios: await perform(name, suite, nonAuthClient, outDir) });
     } catch (error) {
       results.push({ name, kind, scenarios: [], error: error instanceof Error ? error.message : String(error) });
     }
+    process.stdout.write(` ${Math.round((Date.now() - runStarted) / 1000)} s\n`);
   }
 
   const summary = report(results, EXPECTED_FAILURES, (text) => process.stdout.write(text));
