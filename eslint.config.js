@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.tmp/', 'bench/results/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', '.tmp/', '.cache/', 'bench/results/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

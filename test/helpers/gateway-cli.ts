@@ -62,10 +62,10 @@ export async function startGatewayCli(opts: StartCliOptions): Promise<GatewayPro
       reject(new Error(`gateway did not print its banner within ${opts.timeoutMs ?? 30_000} ms\nstdout:\n${out}\nstderr:\n${err}`));
     }, opts.timeoutMs ?? 30_000);
     const check = () => {
-      const m = /Streamable HTTP\s+(http:\/\/\S+)\/mcp/.exec(out);
-      if (!m) return;
+      const url = listeningUrl(out);
+      if (url === undefined) return;
       cleanup();
-      resolve(m[1]);
+      resolve(url);
     };
     const onExit = ({ code, signal }: { code: number | null; signal: NodeJS.Signals | null }) => {
       cleanup();
@@ -97,6 +97,29 @@ export async function startGatewayCli(opts: StartCliOptions): Promise<GatewayPro
       return { ...status, killed };
     },
   };
+}
+
+/**
+ * The base URL (no `/mcp`) the gateway announced in `output`: the banner's
+ * `Streamable HTTP  http://…/mcp` line, or a JSON line carrying `mcp_url`, or a
+ * `url` on a line whose message says it is listening (a JSON banner). Other JSON
+ * log lines may carry a backend's `url`, hence the last condition.
+ */
+export function listeningUrl(output: string): string | undefined {
+  for (const line of output.split('\n')) {
+    const banner = /Streamable HTTP\s+(https?:\/\/\S+)\/mcp/.exec(line);
+    if (banner) return banner[1];
+    if (!line.startsWith('{')) continue;
+    let record: { mcp_url?: unknown; url?: unknown; msg?: unknown };
+    try {
+      record = JSON.parse(line) as typeof record;
+    } catch {
+      continue; // a partial line: the rest has not arrived yet
+    }
+    const url = typeof record.mcp_url === 'string' ? record.mcp_url : typeof record.msg === 'string' && /listening/i.test(record.msg) ? record.url : undefined;
+    if (typeof url === 'string' && /^https?:\/\//.test(url)) return url.replace(/\/mcp\/?$/, '');
+  }
+  return undefined;
 }
 
 /** Runs `gateway server` expecting it to fail at startup; resolves with its exit code and output. */
