@@ -1,15 +1,20 @@
 /**
- * The composition root: wires config, logging, secrets, the backend pool,
- * router, controller, audit, telemetry and the HTTP server into one running
- * gateway, and takes it down again in order.
+ * The composition root. `Gateway.start` reads top to bottom as the start-up
+ * order: load the config, build logging and telemetry, build the runtime,
+ * listen, start the controller. `stop` is the same list backwards. Each step
+ * is a named function below; the listener is bound before any backend starts,
+ * so a port in use fails fast and starts nothing.
  */
 import type { FastifyInstance } from 'fastify';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { loadConfigFile, locateConfigFile, type LoadedConfig } from '../controller/config-loader.js';
+import { loadConfigFile, locateConfigFile, type LoadedConfig, type SecretResolver } from '../controller/config/config-loader.js';
 import { GatewayController } from '../controller/gateway-controller.js';
 import { EventBus } from '../controller/event-bus.js';
 import type { EventRecord } from '../schemas/records.js';
+import type { GatewayConfig } from '../schemas/config.js';
+import { GatewayError } from '../schemas/errors.js';
 import { ServingBackends } from '../runtime/backends/serving-backends.js';
+import type { BackendBridge } from '../runtime/backends/backend-connection.js';
 import { Router } from '../runtime/routing/router.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
 import { AUDIT_LEVEL, createLogger, type Logger } from '../runtime/observability/logging/logger.js';
@@ -25,6 +30,7 @@ import type { Interceptor } from '../runtime/routing/operation.js';
 import { SessionStore } from './mcp/session-store.js';
 import { RequestTracker } from './mcp/request-tracker.js';
 import { buildApp } from './app.js';
+import type { ListenAddress } from './management/index.js';
 
 export interface GatewayOptions {
   configPath?: string;
@@ -38,11 +44,27 @@ export interface GatewayOptions {
   logger?: Logger;
   /** 0: connection milestones only; 1 (-v): every connection step; 2 (-vv): also backend process output. */
   verbosity?: number;
-  /** Wait for every backend's first connect attempt before listening (default true). */
+  /** Wait for every backend's first connect attempt before start() resolves (default true). */
   waitForBackends?: boolean;
 }
 
 export type LogFormat = 'pretty' | 'json';
+
+/** Steps 1–3's products: what the runtime is made of. */
+interface Runtime {
+  serving: ServingBackends;
+  router: Router;
+  subscriptions: ResourceSubscriptions;
+  sessions: SessionStore;
+  requests: RequestTracker;
+}
+
+interface Observability {
+  logger: Logger;
+  audit: AuditLog;
+  telemetry: Telemetry;
+  events: EventBus;
+}
 
 export class Gateway {
   private stopping?: Promise<void>;
@@ -51,117 +73,53 @@ export class Gateway {
   private constructor(
     readonly app: FastifyInstance,
     readonly controller: GatewayController,
-    readonly pool: ServingBackends,
-    readonly router: Router,
-    readonly sessions: SessionStore,
-    private readonly requests: RequestTracker,
-    readonly events: EventBus,
-    readonly audit: AuditLog,
-    readonly telemetry: Telemetry,
-    readonly logger: Logger,
+    private readonly runtime: Runtime,
+    private readonly observability: Observability,
     readonly url: string,
   ) {}
 
   static async start(opts: GatewayOptions = {}): Promise<Gateway> {
-    const secrets = createSecretStore();
-    const resolveSecrets = (value: string) => secrets.resolveString(value);
-    const loaded: LoadedConfig = loadConfigFile(locateConfigFile(opts.configPath), { resolveSecrets });
-    const config = loaded.config;
-    registerConfigSecrets(config, redactor);
+    const { loaded, resolveSecrets } = loadConfig(opts);
+    const observability = await buildObservability(loaded.config, opts);
+    const runtime = buildRuntime(loaded.config, observability);
+    const controller = new GatewayController(loaded, runtime.serving, observability.events, observability.logger, resolveSecrets);
+    followReloads(controller, runtime, observability.logger);
+    runtime.router.backendPhase = (name) => controller.status.get(name)?.phase;
 
-    const logger =
-      opts.logger ??
-      createLogger({
-        level: effectiveLevel(opts.logLevel ?? config.logging.level, opts.verbosity ?? 0),
-        pretty: (opts.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty',
-        file: config.logging.file,
-        // Off the request path: the audit line of every operation goes to this file too.
-        fileSync: false,
-      });
-    const events = new EventBus(config.events.buffer_size);
-    // Every backend event is also a log line, so the console tells the story of a start.
-    events.subscribe((e) => logger[eventLogLevel(e, opts.verbosity ?? 0)]({ event: e.stage, backend: e.backend || undefined }, e.message));
-
-    // The pool hands backend-initiated traffic to the router, which needs the pool to route: tie the knot lazily.
-    let router!: Router;
-    const pool = new ServingBackends(
-      {
-        onServerRequest: (backend, request, signal) => router.onServerRequest(backend, request, signal),
-        onNotification: (backend, notification) => router.onNotification(backend, notification),
-      },
-      logger.child({ component: 'backend' }),
-    );
-    router = new Router(pool);
-    const subscriptions = new ResourceSubscriptions(router);
-    const sessions = new SessionStore({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, subscriptions, logger);
-    const requests = new RequestTracker();
-    router.notificationSink = (backend, n, inFlight) => sessions.deliverBackendNotification(backend, n, inFlight);
-    router.fallbackRequestTarget = (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress);
-    pool.on('registry', (_snapshot, changed) => {
-      sessions.broadcastListChanged(changed);
-      void subscriptions.resync();
-    });
-
-    const audit = new AuditLog({
-      enabled: config.audit.enabled,
-      file: config.audit.file,
-      maxSizeMb: config.audit.max_size_mb,
-      backupCount: config.audit.backup_count,
-      logger: auditLogger(logger),
-    });
-    const telemetry = await initTelemetry({ logger: logger.child({ component: 'telemetry' }) });
-    // Audit first (outermost), so it also sees what telemetry does; with both
-    // off the chain is empty and a request costs nothing extra.
-    const interceptors: Interceptor[] = [];
-    if (config.audit.enabled) interceptors.push(createAuditInterceptor(audit));
-    if (telemetry.interceptor) interceptors.push(telemetry.interceptor);
-    router.setInterceptors(interceptors);
-
-    const controller = new GatewayController(loaded, pool, events, logger, resolveSecrets);
-    // A reload may bring new literal credentials (headers, env); `secret:`
-    // values are registered as they resolve, these only once the reload applied.
-    events.subscribe((e) => {
-      if (e.stage !== 'reload') return;
-      sessions.setLimits({ ttlSeconds: controller.config.server.session_ttl, maxSessions: controller.config.server.max_sessions });
-      try {
-        registerConfigSecrets(controller.config, redactor);
-      } catch (err) {
-        logger.error({ err }, 'reloaded config holds credentials too short to redact; they may appear in logs');
-      }
-    });
-    await controller.start();
-    if (opts.waitForBackends !== false) {
-      const longestConnect = Math.max(0, ...Object.values(config.backends).map((b) => b.timeouts?.connect_s ?? 30));
-      await controller.whenSettled((longestConnect + 5) * 1000);
-    }
-
-    const host = opts.host ?? config.server.host;
-    const port = opts.port ?? config.server.port;
-    let listening = { host, port, url: '' };
     let gateway: Gateway | undefined;
-    const app = await buildApp({
-      logger,
-      bindHost: host,
-      allowedPeers: () => ({ hosts: controller.config.server.allowed_hosts, origins: controller.config.server.allowed_origins }),
-      mcp: { router, pool, subscriptions, sessions, requests, validator: new AjvJsonSchemaValidator() },
-      management: {
-        controller,
-        router,
-        pool,
-        sessions,
-        events,
-        listenAddress: () => listening,
-        requestShutdown: (timeoutS) => void gateway?.shutdown(timeoutS),
-      },
-    });
-    await app.listen({ host, port });
-    const address = app.server.address();
-    const boundPort = typeof address === 'object' && address ? address.port : port;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
-    listening = { host, port: boundPort, url };
-    sessions.startReaper();
-    gateway = new Gateway(app, controller, pool, router, sessions, requests, events, audit, telemetry, logger, url);
+    const { app, url } = await listen(loaded.config, opts, controller, runtime, observability.logger, (timeoutS) => void gateway?.shutdown(timeoutS));
+    await controller.start();
+    if (opts.waitForBackends !== false) await controller.whenSettled(longestConnectMs(loaded.config) + 5000);
+    gateway = new Gateway(app, controller, runtime, observability, url);
     return gateway;
+  }
+
+  get router(): Router {
+    return this.runtime.router;
+  }
+
+  get sessions(): SessionStore {
+    return this.runtime.sessions;
+  }
+
+  get serving(): ServingBackends {
+    return this.runtime.serving;
+  }
+
+  get events(): EventBus {
+    return this.observability.events;
+  }
+
+  get audit(): AuditLog {
+    return this.observability.audit;
+  }
+
+  get telemetry(): Telemetry {
+    return this.observability.telemetry;
+  }
+
+  get logger(): Logger {
+    return this.observability.logger;
   }
 
   /**
@@ -174,50 +132,93 @@ export class Gateway {
     return this.stopping;
   }
 
-  private async stop(timeoutSeconds: number): Promise<void> {
-    this.logger.info({ timeout_s: timeoutSeconds }, 'shutting down');
-    // 1. Stop accepting: the listener closes, idle sockets go, new requests on open ones get 503.
-    const closing = this.app.close();
-    // 2. Let forwarded requests finish, up to the timeout.
-    const inFlight = this.router.inFlightCount;
-    const drained = Promise.all([this.router.whenIdle(), this.requests.whenIdle()]).then(() => true);
-    const finished = await Promise.race([drained, delay(timeoutSeconds * 1000).then(() => false)]);
-    // SSE answers are written to the session stream right after the router finishes.
-    await new Promise((resolve) => setImmediate(resolve));
-    if (!finished) this.logger.warn({ in_flight: this.router.inFlightCount }, 'shutdown timeout: abandoning requests still in flight');
-    else if (inFlight > 0) this.logger.info({ completed: inFlight }, 'in-flight requests completed');
-    // 3. Close client sessions (ends their streams), then drop any connection still open.
-    await this.sessions.closeAll();
-    this.app.server.closeAllConnections();
-    await closing;
-    await this.controller.shutdown();
-    await this.audit.close();
-    await this.telemetry.shutdown();
-    this.logger.info('gateway stopped');
-    for (const listener of this.stoppedListeners) listener();
-  }
-
   /** Called once the gateway has stopped (signal, POST /shutdown or a direct call). */
   onStopped(listener: () => void): void {
     this.stoppedListeners.push(listener);
   }
+
+  private async stop(timeoutSeconds: number): Promise<void> {
+    const { logger } = this.observability;
+    const { router, requests, sessions } = this.runtime;
+    logger.info({ timeout_s: timeoutSeconds }, 'shutting down');
+    // 1. Stop accepting: the listener closes, idle sockets go, new requests on open ones get 503.
+    const closing = this.app.close();
+    // 2. Let forwarded requests finish, up to the timeout.
+    const inFlight = router.inFlightCount;
+    const drained = Promise.all([router.whenIdle(), requests.whenIdle()]).then(() => true);
+    const finished = await Promise.race([drained, delay(timeoutSeconds * 1000).then(() => false)]);
+    // SSE answers are written to the session stream right after the router finishes.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!finished) logger.warn({ in_flight: router.inFlightCount }, 'shutdown timeout: abandoning requests still in flight');
+    else if (inFlight > 0) logger.info({ completed: inFlight }, 'in-flight requests completed');
+    // 3. Close client sessions (ends their streams), then drop any connection still open.
+    await sessions.closeAll();
+    this.app.server.closeAllConnections();
+    await closing;
+    // 4. The controller takes every backend to ShuttingDown and ends its process (or container).
+    await this.controller.shutdown();
+    // 5. Flush what recorded all of that.
+    await this.observability.audit.close();
+    await this.observability.telemetry.shutdown();
+    logger.info('gateway stopped');
+    for (const listener of this.stoppedListeners) listener();
+  }
 }
 
-/**
- * The logger the audit trail mirrors its records on. Audit lines must survive
- * any level above `audit` (warn, error, fatal): only `silent` turns them off,
- * as does `audit.enabled: false`.
- */
-function auditLogger(logger: Logger): Logger {
-  const child = logger.child({ component: 'audit' });
-  if (logger.level !== 'silent' && logger.levelVal > AUDIT_LEVEL) child.level = 'audit';
-  return child;
+// --- 1. config ---
+
+function loadConfig(opts: GatewayOptions): { loaded: LoadedConfig; resolveSecrets: SecretResolver } {
+  const secrets = createSecretStore();
+  const resolveSecrets = (value: string) => secrets.resolveString(value);
+  const loaded = loadConfigFile(locateConfigFile(opts.configPath), { resolveSecrets });
+  registerConfigSecrets(loaded.config, redactor);
+  return { loaded, resolveSecrets };
 }
 
 function createSecretStore(): SecretStore {
   const providers = [new EnvSecretProvider()];
   const file = process.env.GATEWAY_SECRETS_FILE;
   return new SecretStore(file ? [...providers, new EncryptedFileSecretProvider(file)] : providers, redactor);
+}
+
+// --- 2. logging, audit, telemetry, events ---
+
+async function buildObservability(config: GatewayConfig, opts: GatewayOptions): Promise<Observability> {
+  const verbosity = opts.verbosity ?? 0;
+  const logger =
+    opts.logger ??
+    createLogger({
+      level: effectiveLevel(opts.logLevel ?? config.logging.level, verbosity),
+      pretty: (opts.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty',
+      file: config.logging.file,
+      // Off the request path: no log call of a proxied request waits for the disk.
+      fileSync: false,
+    });
+  const events = new EventBus(config.events.buffer_size);
+  // Every backend event is also a log line, so the console tells the story of a start.
+  events.subscribe((e) => logger[eventLogLevel(e, verbosity)]({ event: e.stage, backend: e.backend || undefined }, e.message));
+  const audit = new AuditLog({
+    enabled: config.audit.enabled,
+    file: config.audit.file,
+    maxSizeMb: config.audit.max_size_mb,
+    backupCount: config.audit.backup_count,
+    logger: auditMirror(logger, config),
+  });
+  const telemetry = await initTelemetry({ logger: logger.child({ component: 'telemetry' }) });
+  return { logger, audit, telemetry, events };
+}
+
+/**
+ * Audit records always go to the audit file. They are also printed as log
+ * lines (at the `audit` level, which survives warn and error) only when asked:
+ * `audit.console: true`, or a debug log level. A load test otherwise writes
+ * hundreds of megabytes of them to stdout.
+ */
+function auditMirror(logger: Logger, config: GatewayConfig): Logger | undefined {
+  if (!config.audit.console && !logger.isLevelEnabled('debug')) return undefined;
+  const child = logger.child({ component: 'audit' });
+  if (logger.level !== 'silent' && logger.levelVal > AUDIT_LEVEL) child.level = 'audit';
+  return child;
 }
 
 /**
@@ -240,6 +241,104 @@ function eventLogLevel(e: EventRecord, verbosity: number): 'debug' | 'info' | 'w
   if (e.severity === 'error') return 'error';
   if (PROGRESS_STAGES.has(e.stage)) return verbosity >= 1 ? 'info' : 'debug';
   return e.severity === 'warning' ? 'warn' : e.severity === 'debug' ? 'debug' : 'info';
+}
+
+// --- 3. runtime ---
+
+function buildRuntime(config: GatewayConfig, o: Observability): Runtime {
+  // Backend-initiated traffic (sampling, roots, notifications) goes to the router, which routes through the serving set.
+  const bridge: BackendBridge = {
+    onServerRequest: (backend, request, signal) => router.onServerRequest(backend, request, signal),
+    onNotification: (backend, notification) => router.onNotification(backend, notification),
+  };
+  const serving = new ServingBackends(bridge, o.logger.child({ component: 'backend' }));
+  const router = new Router(serving);
+  const subscriptions = new ResourceSubscriptions(router);
+  const sessions = new SessionStore({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, subscriptions, o.logger);
+  router.notificationSink = (backend, n, inFlight) => sessions.deliverBackendNotification(backend, n, inFlight);
+  router.fallbackRequestTarget = (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress);
+  serving.on('registry', (_table, changed) => {
+    sessions.broadcastListChanged(changed);
+    void subscriptions.resync();
+  });
+  // Audit first (outermost), so it also sees what telemetry does; with both off the chain is empty.
+  const interceptors: Interceptor[] = [];
+  if (config.audit.enabled) interceptors.push(createAuditInterceptor(o.audit));
+  if (o.telemetry.interceptor) interceptors.push(o.telemetry.interceptor);
+  router.setInterceptors(interceptors);
+  return { serving, router, subscriptions, sessions, requests: new RequestTracker() };
+}
+
+/** A reload may change session limits and bring new literal credentials (headers, env) to redact. */
+function followReloads(controller: GatewayController, runtime: Runtime, logger: Logger): void {
+  controller.onConfigApplied((config) => {
+    runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
+    try {
+      registerConfigSecrets(config, redactor);
+    } catch (err) {
+      logger.error({ err }, 'reloaded config holds credentials too short to redact; they may appear in logs');
+    }
+  });
+}
+
+// --- 4. listen ---
+
+async function listen(
+  config: GatewayConfig,
+  opts: GatewayOptions,
+  controller: GatewayController,
+  runtime: Runtime,
+  logger: Logger,
+  requestShutdown: (timeoutS?: number) => void,
+): Promise<{ app: FastifyInstance; url: string }> {
+  const host = opts.host ?? config.server.host;
+  const port = opts.port ?? config.server.port;
+  let listening: ListenAddress = { host, port, url: '' };
+  const app = await buildApp({
+    logger,
+    bindHost: host,
+    allowedPeers: () => ({ hosts: controller.config.server.allowed_hosts, origins: controller.config.server.allowed_origins }),
+    mcp: { ...runtime, pool: runtime.serving, validator: new AjvJsonSchemaValidator() },
+    management: {
+      controller,
+      router: runtime.router,
+      pool: runtime.serving,
+      sessions: runtime.sessions,
+      events: controller.events,
+      listenAddress: () => listening,
+      requestShutdown,
+    },
+  });
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw listenError(host, port, err);
+  }
+  const address = app.server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  listening = { host, port: boundPort, url };
+  runtime.sessions.startReaper();
+  return { app, url };
+}
+
+/** `cannot listen on 127.0.0.1:9000: address in use`: one line an operator can act on. */
+function listenError(host: string, port: number, err: unknown): GatewayError {
+  const code = (err as { code?: string }).code;
+  const why =
+    code === 'EADDRINUSE'
+      ? 'address in use'
+      : code === 'EACCES'
+        ? 'permission denied'
+        : code === 'EADDRNOTAVAIL'
+          ? 'address not available'
+          : (err as Error).message;
+  return new GatewayError('listen_failed', `cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${why}`, { host, port, code });
+}
+
+function longestConnectMs(config: GatewayConfig): number {
+  return Math.max(0, ...Object.values(config.backends).map((b) => b.timeouts?.connect_s ?? 30)) * 1000;
 }
 
 function delay(ms: number): Promise<void> {

@@ -105,6 +105,13 @@ export class BackendCallError extends GatewayError {
   }
 }
 
+/** A name known from a backend that is not serving now (reconnecting, failed): distinct from an unknown name. */
+export class BackendNotReadyError extends GatewayError {
+  constructor(capability: string, backend: string, phase: string) {
+    super('backend_unavailable', `'${capability}' is not available now: backend "${backend}" is ${phase}`, { backend, phase, capability });
+  }
+}
+
 export class BackendTimeoutError extends GatewayError {
   constructor(backend: string, timeoutMs: number) {
     super('backend_timeout', `Backend '${backend}' did not answer within ${timeoutMs} ms`, { backend, timeout_ms: timeoutMs });

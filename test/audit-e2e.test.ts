@@ -102,8 +102,9 @@ describe('audit: one record per MCP operation, every field right', () => {
           },
           down: { type: 'streamable-http', url: down.url, timeouts: { request_s: 5 } },
         },
+        // Mirrored on the console when asked for; then they must get through a warn-level logger.
+        audit: { console: true },
       },
-      // Audit lines must get through a warn-level logger.
       { logLevel: 'warn' },
     );
     expect(h.gateway.telemetry.enabled).toBe(false);
@@ -275,7 +276,8 @@ describe('audit: one record per MCP operation, every field right', () => {
 
     // The backend goes away in the middle of a call: the call fails and is audited against that backend.
     const down_ = { backend: 'down', method: 'call_tool' as const, status: 'error' as const, error: /./ };
-    const DOWN_ERRORS = ['BackendCallError', 'BackendUnavailableError', 'BackendTimeoutError'];
+    // A backend that is down but known answers "not ready" (BackendNotReadyError) once it is out of service.
+    const DOWN_ERRORS = ['BackendCallError', 'BackendUnavailableError', 'BackendTimeoutError', 'BackendNotReadyError'];
     await op(b, 'sse', { ...down_, capability_name: 'down_slow', original_name: 'slow', error_type: DOWN_ERRORS }, async () => {
       const call = b.client.callTool({ name: 'down_slow', arguments: { steps: 1, delay_ms: 10_000 } });
       const failed = expect(call).rejects.toThrow();
@@ -430,7 +432,7 @@ describe('audit file rotation and flush on shutdown', () => {
   });
 
   it('keeps at most backup_count rotated files, dropping the oldest (and audit log lines survive level fatal)', async () => {
-    const { dir, logs } = await burst({ backup_count: 2 }, 40, 'fatal');
+    const { dir, logs } = await burst({ backup_count: 2, console: true }, 40, 'fatal');
     // Every operation still has its audit log line; nothing else got through.
     const levels = logs.map((l) => (JSON.parse(l) as { level: number }).level);
     expect(levels.filter((l) => l === AUDIT_LEVEL)).toHaveLength(40);
@@ -444,6 +446,22 @@ describe('audit file rotation and flush on shutdown', () => {
     expect(oldest.at(-1)!.timestamp <= older[0].timestamp).toBe(true);
     // Rotation happened well beyond two backups' worth: records were dropped, files were not kept.
     expect(newest.length + older.length + oldest.length).toBeLessThan(40);
+  });
+});
+
+describe('audit on the console', () => {
+  it('by default the records go to the file only: no audit line on the console at info level', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-audit-quiet-'));
+    const s = fixtureCommand(['--name', 's']);
+    const h = await startGateway(
+      { health: { interval_s: 3600 }, backends: { s: { type: 'stdio', command: s.command, args: s.args } }, audit: { file: join(dir, 'audit.jsonl') } },
+      { logLevel: 'info' },
+    );
+    const client = await h.connect();
+    for (let i = 0; i < 5; i++) await client.callTool({ name: 's_echo', arguments: { text: `q${i}` } });
+    await h.close();
+    expect(readRecords(join(dir, 'audit.jsonl'))).toHaveLength(5);
+    expect(h.logs.filter((l) => (JSON.parse(l) as { level: number }).level === AUDIT_LEVEL)).toEqual([]);
   });
 });
 

@@ -6,7 +6,7 @@ import { describe, it, expect } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfigText, loadConfigFile, locateConfigFile } from '../controller/config-loader.js';
+import { parseConfigText, loadConfigFile, locateConfigFile } from '../controller/config/config-loader.js';
 import { ConfigError, type ConfigProblem } from '../schemas/errors.js';
 import type { StdioBackendSpec, HttpBackendSpec } from '../schemas/config.js';
 

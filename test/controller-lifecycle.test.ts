@@ -69,8 +69,8 @@ describe('controller lifecycle (stdio backends)', () => {
 
   it('a stdio backend killed from outside goes Failed and comes back Ready by itself', async () => {
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId;
-    const before = h.gateway.controller.backendState('good')!;
-    const oldPid = before.conn!.pid!;
+    const before = { toRecord: () => h.gateway.controller.backendRecord('good')! };
+    const oldPid = h.gateway.controller.connection('good')!.pid!;
     expect((await whoami(client, 'good_whoami')).pid).toBe(oldPid);
     const readyBefore = before.toRecord().conditions.find((c) => c.type === 'Ready')!;
     expect(readyBefore.status).toBe(true);
@@ -81,7 +81,7 @@ describe('controller lifecycle (stdio backends)', () => {
     const unsubscribe = h.gateway.events.subscribe((e) => {
       if (e.backend !== 'good') return;
       if (e.stage === 'phase_changed' && e.details.to === 'Failed' && !atFailed) {
-        atFailed = { record: before.toRecord(), tools: h.gateway.pool.snapshot.lists.tools.map((t) => t.name) };
+        atFailed = { record: before.toRecord(), tools: h.gateway.serving.snapshot.lists.tools.map((t) => t.name) };
       }
       if (e.stage === 'retry_scheduled' && !atRetry) atRetry = before.toRecord();
     });
@@ -116,7 +116,7 @@ describe('controller lifecycle (stdio backends)', () => {
     expect(trail.find((e) => e.stage === 'phase_changed' && e.details.to === 'Failed')!).toMatchObject({ severity: 'error', details: { from: 'Ready' } });
 
     // Back: a new process, conditions flipped again, capabilities back, the client notified both ways in the same session.
-    const after = h.gateway.controller.backendState('good')!.toRecord();
+    const after = h.gateway.controller.backendRecord('good')!;
     expect(after).toMatchObject({ phase: 'Ready', state: 'connected', error: null });
     expect(after.capabilities.tools).toBeGreaterThan(0);
     const readyAfter = after.conditions.find((c) => c.type === 'Ready')!;
@@ -138,7 +138,7 @@ describe('controller lifecycle (stdio backends)', () => {
     await h.waitForEvent(phaseTo('remote', 'Failed', mark));
     // Nothing tells an HTTP client the server died; the next ping does.
     expect(eventsOf(h, 'remote', mark)[0]).toMatchObject({ stage: 'health_failed', severity: 'error' });
-    expect(h.gateway.pool.snapshot.lists.tools.some((t) => t.name.startsWith('remote_'))).toBe(false);
+    expect(h.gateway.serving.snapshot.lists.tools.some((t) => t.name.startsWith('remote_'))).toBe(false);
     await h.waitForEvent((e) => Number(e.id) > mark && e.backend === 'remote' && e.stage === 'retry_scheduled');
     remote = await startHttpFixture({ transport: 'streamable-http', name: 'remote', port });
     await h.waitForEvent(phaseTo('remote', 'Ready', mark));
@@ -169,7 +169,7 @@ describe('controller lifecycle (stdio backends)', () => {
       const next = connecting.find((c) => Number(c.id) > Number(retries[i].id))!;
       expect(Date.parse(next.timestamp)).toBeGreaterThanOrEqual(Date.parse(retries[i].details.next_attempt_at as string));
     }
-    const rec = h.gateway.controller.backendState('broken')!.toRecord();
+    const rec = h.gateway.controller.backendRecord('broken')!;
     expect(rec.phase === 'Failed' || rec.phase === 'Initializing').toBe(true);
     expect(eventsOf(h, 'broken', mark).filter((e) => e.stage === 'error').length).toBeGreaterThanOrEqual(5);
     expect(eventsOf(h, 'broken', mark).find((e) => e.stage === 'error')!.message).toMatch(/code 3/);
@@ -177,7 +177,7 @@ describe('controller lifecycle (stdio backends)', () => {
 
   it('a slow backend turns Degraded and keeps serving', async () => {
     await h.waitForEvent((e) => e.backend === 'slow' && e.stage === 'health_degraded');
-    const rec = h.gateway.controller.backendState('slow')!.toRecord();
+    const rec = h.gateway.controller.backendRecord('slow')!;
     expect(rec.phase).toBe('Degraded');
     expect(rec.health.status).toBe('degraded');
     expect(rec.health.latency_ms!).toBeGreaterThan(400);
@@ -196,10 +196,7 @@ describe('controller lifecycle (stdio backends)', () => {
     const policy = { intervalMs: 100, timeoutMs: 3000, degradedLatencyMs: 400 };
     try {
       await h.waitForEvent((e) => e.backend === 'slow' && e.stage === 'health_degraded');
-      const hcf0 = h.gateway.controller
-        .backendState('slow')!
-        .toRecord()
-        .conditions.find((c) => c.type === 'HealthCheckFailed')!;
+      const hcf0 = h.gateway.controller.backendRecord('slow')!.conditions.find((c) => c.type === 'HealthCheckFailed')!;
       expect(hcf0.status).toBe(true);
 
       // A generous threshold: the same 1 s ping is healthy now.
@@ -207,7 +204,7 @@ describe('controller lifecycle (stdio backends)', () => {
       health.setPolicy({ ...policy, degradedLatencyMs: 10_000 });
       await h.waitForEvent((e) => Number(e.id) > mark && e.backend === 'slow' && e.stage === 'health_recovered');
       await h.waitForEvent(phaseTo('slow', 'Ready', mark));
-      let rec = h.gateway.controller.backendState('slow')!.toRecord();
+      let rec = h.gateway.controller.backendRecord('slow')!;
       const hcf1 = rec.conditions.find((c) => c.type === 'HealthCheckFailed')!;
       expect(hcf1).toMatchObject({ status: false, reason: 'HealthCheckPassed' });
       expect(hcf1.last_transition).not.toBe(hcf0.last_transition);
@@ -217,7 +214,7 @@ describe('controller lifecycle (stdio backends)', () => {
       mark = lastId(h);
       let atFailed: BackendRecord | undefined;
       const off = h.gateway.events.subscribe((e) => {
-        if (phaseTo('slow', 'Failed', mark)(e) && !atFailed) atFailed = h.gateway.controller.backendState('slow')!.toRecord();
+        if (phaseTo('slow', 'Failed', mark)(e) && !atFailed) atFailed = h.gateway.controller.backendRecord('slow')!;
       });
       health.setPolicy({ ...policy, timeoutMs: 500 });
       await h.waitForEvent((e) => Number(e.id) > mark && e.backend === 'slow' && e.stage === 'health_failed');
@@ -227,13 +224,13 @@ describe('controller lifecycle (stdio backends)', () => {
       expect(atFailed!.conditions.find((c) => c.type === 'HealthCheckFailed')).toMatchObject({ status: true, reason: 'PingFailed' });
       expect(atFailed!.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'ConnectionLost' });
       expect(atFailed!.capabilities.tools).toBe(0);
-      expect(h.gateway.pool.snapshot.lists.tools.some((t) => t.name.startsWith('slow_'))).toBe(false);
+      expect(h.gateway.serving.snapshot.lists.tools.some((t) => t.name.startsWith('slow_'))).toBe(false);
 
       // Back to a sane timeout: the loop brings it back by itself.
       mark = lastId(h);
       health.setPolicy({ ...policy, degradedLatencyMs: 10_000 });
       await h.waitForEvent((e) => Number(e.id) > mark && e.backend === 'slow' && e.stage === 'connected');
-      rec = h.gateway.controller.backendState('slow')!.toRecord();
+      rec = h.gateway.controller.backendRecord('slow')!;
       expect(rec.state).toBe('connected');
       await h.waitForEvent((e) => Number(e.id) > mark && e.backend === 'slow' && e.stage === 'phase_changed' && e.details.to === 'Ready');
     } finally {
@@ -242,10 +239,10 @@ describe('controller lifecycle (stdio backends)', () => {
   });
 
   it('manual reconnect: fresh connection through the same loop; unknown name is not found', async () => {
-    const oldPid = h.gateway.controller.backendState('good')!.conn!.pid!;
+    const oldPid = h.gateway.controller.connection('good')!.pid!;
     const mark = lastId(h);
     await expect(h.gateway.controller.reconnect('good')).resolves.toEqual({ name: 'good', reconnected: true, error: null });
-    const newPid = h.gateway.controller.backendState('good')!.conn!.pid!;
+    const newPid = h.gateway.controller.connection('good')!.pid!;
     expect(newPid).not.toBe(oldPid);
     expect(isAlive(oldPid)).toBe(false);
     expectInOrder(

@@ -27,7 +27,7 @@ describe('controller hot reload', () => {
   let client: Client;
   let toolListChanges = 0;
   let base: Record<string, unknown>;
-  const pidOf = (name: string) => h.gateway.controller.backendState(name)!.conn!.pid!;
+  const pidOf = (name: string) => h.gateway.controller.connection(name)!.pid!;
   const config = (backends: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ...base, backends, ...extra });
 
   const initialBackends = {
@@ -100,7 +100,7 @@ describe('controller hot reload', () => {
     expect(since.find((e) => e.backend === 'change' && e.stage === 'reconnect')!.details).toEqual({ trigger: 'config' });
     expect(names).toEqual(expect.arrayContaining(['change_extra', 'fresh_echo', 'keep_echo']));
     expect(names.some((n) => n.startsWith('gone_'))).toBe(false);
-    expect(h.gateway.controller.backendState('gone')).toBeUndefined();
+    expect(h.gateway.controller.backendRecord('gone')).toBeUndefined();
     expect(h.gateway.controller.backendRecords().map((r) => r.name)).toEqual(['keep', 'change', 'filt', 'fresh']);
     const r = await client.callTool({ name: 'fresh_echo', arguments: { text: 'new' } });
     expect(r.structuredContent).toEqual({ text: 'new' });
@@ -136,7 +136,7 @@ describe('controller hot reload', () => {
     expect(h.gateway.controller.config).toBe(running);
     expect(JSON.stringify(h.gateway.controller.backendRecords())).toBe(records);
     expect(['keep', 'change', 'filt', 'fresh'].map(pidOf)).toEqual(pids);
-    expect(h.gateway.controller.backendState('extra')).toBeUndefined();
+    expect(h.gateway.controller.backendRecord('extra')).toBeUndefined();
     expect(h.gateway.events.list().filter(after(mark, (e) => e.backend !== ''))).toEqual([]);
     expect((await whoami(client, 'keep_whoami')).pid).toBe(pids[0]);
   });
@@ -159,11 +159,11 @@ describe('controller hot reload', () => {
     expect(applied.details).toMatchObject({ added: [], removed: [], changed: ['fresh'] });
     if (answer.backends_changed.length > 0) expect(answer.backends_changed).toEqual(['fresh']);
     await h.waitForEvent(after(mark, (e) => e.backend === 'fresh' && e.stage === 'disconnected'));
-    const rec = h.gateway.controller.backendState('fresh')!.toRecord();
+    const rec = h.gateway.controller.backendRecord('fresh')!;
     expect(rec).toMatchObject({ phase: 'Pending', state: 'disconnected', capabilities: { tools: 0 } });
     expect(rec.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'Disabled' });
     expect(isAlive(pids[3])).toBe(false);
-    expect(h.gateway.pool.snapshot.lists.tools.some((t) => t.name.startsWith('fresh_'))).toBe(false);
+    expect(h.gateway.serving.snapshot.lists.tools.some((t) => t.name.startsWith('fresh_'))).toBe(false);
     // A disabled backend is not a fault of the aggregate.
     expect(h.gateway.controller.aggregateHealth()).toMatchObject({ status: 'healthy', total: 4, connected: 3, healthy: 3 });
     const rc = await h.gateway.controller.reconnect('fresh');

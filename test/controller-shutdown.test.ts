@@ -135,11 +135,11 @@ describe('graceful shutdown of `gateway server`', () => {
       { waitForBackends: false },
     );
     await h.waitForEvent((e) => e.backend === 'hang' && e.stage === 'connecting');
-    const pid = h.gateway.controller.backendState('hang')!.connecting!.pid!;
+    const pid = h.gateway.controller.connection('hang')!.pid!;
     expect(alive(pid)).toBe(true);
     await h.close();
     expect(await gone(pid)).toBe(true);
-    expect(h.gateway.controller.backendState('hang')!.phase).toBe('ShuttingDown');
+    expect(h.gateway.controller.backendRecord('hang')!.phase).toBe('ShuttingDown');
     expect(h.gateway.controller.state).toBe('stopped');
   });
 });

@@ -221,12 +221,12 @@ describe('core: progress, cancellation and client round trips', () => {
     const notes = collectNotifications(b);
     const uri = 'fixture://s/info';
     await b.subscribeResource({ uri });
-    const oldPid = h.gateway.controller.backendState('s')!.conn!.pid!;
+    const oldPid = h.gateway.controller.connection('s')!.pid!;
     process.kill(oldPid, 'SIGKILL');
     await waitFor(
       () => {
-        const st = h.gateway.controller.backendState('s');
-        return st?.phase === 'Ready' && st.conn?.pid !== undefined && st.conn.pid !== oldPid;
+        const pid = h.gateway.controller.connection('s')?.pid;
+        return h.gateway.controller.backendRecord('s')?.phase === 'Ready' && pid !== undefined && pid !== oldPid;
       },
       'backend s to reconnect',
       20_000,

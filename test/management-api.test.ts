@@ -309,7 +309,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('a backend without a usable session is 503 backend_unavailable', async () => {
-      const pool = h.gateway.pool;
+      const pool = h.gateway.serving;
       const original = pool.get.bind(pool);
       pool.get = () => undefined;
       try {

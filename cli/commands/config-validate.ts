@@ -3,7 +3,7 @@
  * schema (with env expansion) and exits non-zero listing every problem.
  */
 import { Command, Option } from 'clipanion';
-import { loadConfigFile } from '../../controller/config-loader.js';
+import { loadConfigFile } from '../../controller/config/config-loader.js';
 import { ConfigError } from '../../schemas/errors.js';
 
 export class ConfigValidateCommand extends Command {

@@ -11,3 +11,8 @@ export interface BackendCatalog {
 export type CatalogKind = keyof BackendCatalog;
 
 export const emptyCatalog = (): BackendCatalog => ({ tools: [], resources: [], resourceTemplates: [], prompts: [] });
+
+/** Puts one list into a catalog. The lists come from the backend as JSON: they are stored as the backend sent them. */
+export function setCatalogList(catalog: BackendCatalog, kind: CatalogKind, list: unknown[]): void {
+  (catalog as Record<CatalogKind, unknown[]>)[kind] = list;
+}

@@ -15,6 +15,7 @@ import {
   type JSONRPCRequest,
   type Notification,
   type Progress,
+  type RequestId,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../observability/logging/logger.js';
@@ -22,7 +23,7 @@ import type { BackendSpec } from '../../schemas/config.js';
 import { BackendUnavailableError } from '../../schemas/errors.js';
 import { createTransport } from '../transports/create-transport.js';
 import type { OrderedDeliveryTransport } from '../transports/ordered-delivery.js';
-import { emptyCatalog, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
+import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../version.js';
 import { PASSTHROUGH } from '../transports/passthrough-schema.js';
@@ -74,6 +75,10 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   private connected = false;
   private probing = false;
   private exitReason?: string;
+  /** Why the connection ended by itself (process exit, transport loss); undefined while up or when closed on purpose. */
+  endedReason?: string;
+  /** Requests the backend sent us that are being answered, by id (see connect()). */
+  private readonly incoming = new Map<RequestId, AbortController>();
   /** Per kind, how many catalog loads have started: a slower, older load must not overwrite a newer one. */
   private readonly loadGeneration: Record<CatalogKind, number> = { tools: 0, resources: 0, resourceTemplates: 0, prompts: 0 };
 
@@ -121,22 +126,28 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
     );
     this.client = client;
-    client.fallbackRequestHandler = (request, extra) => this.bridge.onServerRequest(this.name, request, extra.signal);
-    // SDK 1.32 ignores notifications/cancelled for request id 0 (a falsy check in
-    // Protocol._oncancel), and 0 is the id of the first request a backend sends:
-    // its cancellation would never reach the client. Look the handler up ourselves.
-    const handlerAborts = (client as unknown as { _requestHandlerAbortControllers?: unknown })._requestHandlerAbortControllers;
-    if (handlerAborts instanceof Map) {
-      client.setNotificationHandler(CancelledNotificationSchema, (n) => {
-        const id = n.params.requestId;
-        if (id !== undefined) (handlerAborts as Map<unknown, AbortController>).get(id)?.abort(n.params.reason);
-      });
-    }
+    // Requests the backend sends (sampling, elicitation, roots) are cancelled through our own
+    // controllers: SDK 1.32 ignores notifications/cancelled for request id 0 (a falsy check in
+    // Protocol._oncancel), and 0 is the id of the first request a backend sends.
+    client.fallbackRequestHandler = async (request, extra) => {
+      const own = new AbortController();
+      this.incoming.set(request.id, own);
+      try {
+        return await this.bridge.onServerRequest(this.name, request, AbortSignal.any([extra.signal, own.signal]));
+      } finally {
+        if (this.incoming.get(request.id) === own) this.incoming.delete(request.id);
+      }
+    };
+    client.setNotificationHandler(CancelledNotificationSchema, (n) => {
+      const id = n.params.requestId;
+      if (id !== undefined) this.incoming.get(id)?.abort(n.params.reason);
+    });
     client.fallbackNotificationHandler = async (n) => this.onNotification(n);
     client.onclose = () => {
       if (this.closing) return;
       this.closing = true;
-      this.emit('closed', this.exitReason ?? 'connection closed');
+      this.endedReason = this.exitReason ?? 'connection closed';
+      this.emit('closed', this.endedReason);
     };
     client.onerror = (err) => {
       this.log.debug({ backend: this.name, err: err.message }, 'backend transport error');
@@ -175,7 +186,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       options.resetTimeoutOnProgress = true;
     }
     try {
-      return await client.request({ method, params }, PASSTHROUGH, options);
+      return (await client.request({ method, params }, PASSTHROUGH, options)) as JsonObject;
     } catch (err) {
       throw toBackendError(this.name, err, opts.timeoutMs, opts.signal);
     }
@@ -253,11 +264,11 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       }),
     );
     if (this.closing) return;
-    const next = { ...this.catalog };
+    const next: BackendCatalog = { ...this.catalog };
     let changed = false;
     kinds.forEach((kind, i) => {
       if (this.loadGeneration[kind] !== generations[i]) return;
-      next[kind] = lists[i] as never;
+      setCatalogList(next, kind, lists[i]!);
       changed = true;
     });
     if (!changed) return;

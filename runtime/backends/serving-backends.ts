@@ -11,6 +11,7 @@ import type { BackendSpec } from '../../schemas/config.js';
 import { BackendConnection, type BackendBridge } from './backend-connection.js';
 import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type RouteTable } from '../routing/route-table.js';
 import { listResultJson } from '../transports/json-rpc.js';
+import type { BackendCatalog } from './backend-catalog.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
@@ -21,6 +22,8 @@ export interface ServingBackendsEvents {
 
 export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   private readonly serving = new Map<string, BackendConnection>();
+  /** The catalogs of backends out of service that are expected back (reconnecting, failed). */
+  private readonly resting = new Map<string, BackendCatalog>();
   private order: string[] = [];
   private policy: ConflictPolicy = { strategy: 'prefix', separator: '_' };
   private specs = new Map<string, BackendSpec>();
@@ -56,13 +59,25 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     this.rebuild();
   }
 
-  /** Takes a backend out of service (its capabilities leave the registry). */
-  detach(name: string): void {
+  /**
+   * Takes a backend out of service (its capabilities leave the route table).
+   * With `remember`, its names are kept as unavailable, so a call to one says
+   * which backend is down rather than that the name is unknown.
+   */
+  detach(name: string, opts: { remember: boolean }): void {
     const conn = this.serving.get(name);
-    if (!conn) return;
-    conn.removeAllListeners('catalog');
-    this.serving.delete(name);
-    this.rebuild();
+    if (conn) {
+      conn.removeAllListeners('catalog');
+      this.serving.delete(name);
+      if (opts.remember) this.resting.set(name, conn.catalog);
+    }
+    if (!opts.remember) this.resting.delete(name);
+    if (conn || !opts.remember) this.rebuild();
+  }
+
+  /** Why the route table leaves this backend out (a name conflict under strategy `error`), or null. */
+  rejection(name: string): string | null {
+    return this.snapshot.rejected.get(name) ?? null;
   }
 
   /** The serving connection of a backend, if any. */
@@ -82,7 +97,10 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
         // Filters and renames come from the desired spec, so a config edit applies without reconnecting when possible.
         return { name, spec: this.specs.get(name) ?? conn.spec, catalog: conn.catalog };
       });
-    const snapshot = buildRouteTable(inputs, this.policy);
+    const resting = this.order
+      .filter((name) => this.resting.has(name) && !this.serving.has(name))
+      .map((name) => ({ name, spec: this.specs.get(name)!, catalog: this.resting.get(name)! }));
+    const snapshot = buildRouteTable(inputs, this.policy, resting);
     const next = signaturesOf(snapshot);
     const changed = new Set<ListKind>((Object.keys(next) as ListKind[]).filter((k) => next[k] !== this.signatures[k]));
     this.signatures = next;

@@ -71,6 +71,12 @@ export interface RouteTable {
   conflicts: Conflict[];
   /** Backends left out entirely by the `error` strategy, with the reason. */
   rejected: Map<string, string>;
+  /**
+   * Exposed names and URIs of backends that are configured but not serving
+   * (reconnecting, failed), as they were when they last served: a call to one
+   * is told which backend is down instead of "unknown tool".
+   */
+  unavailable: Map<string, Route>;
 }
 
 export interface ConflictPolicy {
@@ -80,8 +86,12 @@ export interface ConflictPolicy {
 
 export const emptyRouteTable = (): RouteTable => buildRouteTable([], { strategy: 'prefix', separator: '_' });
 
-/** Backends must be given in config order: that order decides every conflict. */
-export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy): RouteTable {
+/**
+ * Backends must be given in config order: that order decides every conflict.
+ * `resting` are backends not serving now, with the catalog they last served:
+ * their names fill `unavailable` where no serving backend holds them.
+ */
+export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy, resting: BackendInput[] = []): RouteTable {
   const snap: RouteTable = {
     tools: new Map(),
     prompts: new Map(),
@@ -91,6 +101,7 @@ export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy
     lists: { tools: [], prompts: [], resources: [], resourceTemplates: [] },
     conflicts: [],
     rejected: new Map(),
+    unavailable: new Map(),
   };
   for (const backend of backends) {
     const candidate = exposeBackend(backend, policy);
@@ -101,6 +112,18 @@ export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy
       continue;
     }
     admit(snap, candidate, clashes);
+  }
+  for (const backend of resting) {
+    const candidate = exposeBackend(backend, policy);
+    const entries: Array<[string, Route]> = [
+      ...candidate.tools.map((t): [string, Route] => [t.tool.name, t]),
+      ...candidate.prompts.map((p): [string, Route] => [p.prompt.name, p]),
+      ...candidate.resources.map((r): [string, Route] => [r.resource.uri, r]),
+    ];
+    for (const [name, route] of entries) {
+      if (!snap.tools.has(name) && !snap.prompts.has(name) && !snap.resources.has(name))
+        snap.unavailable.set(name, { backend: route.backend, original: route.original });
+    }
   }
   snap.lists.tools = [...snap.tools.values()].map((e) => e.tool);
   snap.lists.prompts = [...snap.prompts.values()].map((e) => e.prompt);

@@ -5,14 +5,22 @@
  * a backend raises during a call goes to the client session whose call is in
  * flight there.
  */
-import { McpError, ErrorCode, type JSONRPCRequest, type Notification } from '@modelcontextprotocol/sdk/types.js';
-import { BackendUnavailableError, PromptNotFoundError, ResourceNotFoundError, ToolNotFoundError, BadRequestError } from '../../schemas/errors.js';
+import { McpError, type JSONRPCRequest, type Notification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  BackendNotReadyError,
+  BackendUnavailableError,
+  PromptNotFoundError,
+  ResourceNotFoundError,
+  ToolNotFoundError,
+  BadRequestError,
+} from '../../schemas/errors.js';
 import type { ServingBackends } from '../backends/serving-backends.js';
 import type { BackendBridge, BackendConnection } from '../backends/backend-connection.js';
 import { matchTemplate, type Route } from './route-table.js';
 import { compose, type Interceptor, type OperationContext, type OperationMethod, type OperationRunner } from './operation.js';
 import type { CallerContext, ForwardRequestOptions, JsonObject, ProgressHandler } from './caller.js';
 import { InFlightCalls } from './in-flight-calls.js';
+import { RpcCode } from '../../schemas/json-rpc-codes.js';
 
 export interface NotificationSink {
   /**
@@ -30,6 +38,8 @@ export class Router implements BackendBridge {
   private run: OperationRunner;
   private readonly inFlight = new InFlightCalls();
   notificationSink: NotificationSink = () => undefined;
+  /** A backend's phase, for errors about names whose backend is not serving. */
+  backendPhase: (backend: string) => string | undefined = () => undefined;
   fallbackRequestTarget?: FallbackRequestTarget;
 
   constructor(private readonly pool: ServingBackends) {
@@ -134,7 +144,7 @@ export class Router implements BackendBridge {
     const caller = this.inFlight.latest(backend);
     if (caller?.sendRequest) return caller.sendRequest({ method: request.method, params: request.params }, signal, onprogress);
     if (this.fallbackRequestTarget) return this.fallbackRequestTarget(request, signal, onprogress);
-    return Promise.reject(new McpError(ErrorCode.InvalidRequest, `No client session can answer ${request.method} for backend '${backend}'`));
+    return Promise.reject(new McpError(RpcCode.InvalidRequest, `No client session can answer ${request.method} for backend '${backend}'`));
   }
 
   onNotification(backend: string, notification: Notification): void {
@@ -163,7 +173,7 @@ export class Router implements BackendBridge {
     // async, so an unknown name becomes a rejected promise even with no interceptor installed.
     return this.run(ctx, async () => {
       const route = lookup();
-      if (!route) throw notFound();
+      if (!route) throw this.notServing(ctx) ?? notFound();
       ctx.backend = route.backend;
       ctx.originalName = route.original;
       return forward(route);
@@ -180,6 +190,15 @@ export class Router implements BackendBridge {
     } finally {
       release();
     }
+  }
+
+  /** A name that a backend not serving now had: say which backend and what it is doing (the audit record names it too). */
+  private notServing(ctx: OperationContext): Error | undefined {
+    const route = this.pool.snapshot.unavailable.get(ctx.capability);
+    if (route === undefined) return undefined;
+    ctx.backend = route.backend;
+    ctx.originalName = route.original;
+    return new BackendNotReadyError(ctx.capability, route.backend, this.backendPhase(route.backend) ?? 'not connected');
   }
 
   private serving(backend: string): BackendConnection {

@@ -36,8 +36,9 @@ export async function startGateway(config: Record<string, unknown>, opts: Gatewa
   const configPath = join(dir, 'config.yaml');
   const withDefaults = {
     server: { host: '127.0.0.1', port: 0 },
-    audit: { file: join(dir, 'audit.jsonl') },
     ...config,
+    // Audit settings are merged, so a test can turn one on without losing the temp-dir file.
+    audit: { file: join(dir, 'audit.jsonl'), ...(config.audit as Record<string, unknown> | undefined) },
   };
   const writeConfig = (c: Record<string, unknown>) => writeFileSync(configPath, stringify(c));
   writeConfig(withDefaults);

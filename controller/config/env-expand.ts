@@ -3,8 +3,8 @@
  * config. `$${` escapes a literal `${`. An unset variable without a default is
  * an error that names the variable and the key path where it was used.
  */
-import type { ConfigProblem } from '../schemas/errors.js';
-import { mapStrings } from '../runtime/map-strings.js';
+import type { ConfigProblem } from '../../schemas/errors.js';
+import { mapStrings } from '../../runtime/map-strings.js';
 
 const PATTERN = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 

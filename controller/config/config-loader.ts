@@ -8,10 +8,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument, isMap, isSeq, isScalar, isNode, type Document } from 'yaml';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ConfigSchema, BackendSchemaByType, BACKEND_NAME_PATTERN, BACKEND_TYPES, type GatewayConfig, type BackendType } from '../schemas/config.js';
-import { ConfigError, type ConfigProblem } from '../schemas/errors.js';
+import { ConfigSchema, BackendSchemaByType, BACKEND_NAME_PATTERN, BACKEND_TYPES, type GatewayConfig, type BackendType } from '../../schemas/config.js';
+import { ConfigError, type ConfigProblem } from '../../schemas/errors.js';
 import { expandEnv } from './env-expand.js';
-import { mapStrings } from '../runtime/map-strings.js';
+import { mapStrings } from '../../runtime/map-strings.js';
 
 export interface LoadedConfig {
   config: GatewayConfig;

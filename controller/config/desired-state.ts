@@ -1,0 +1,82 @@
+/**
+ * Desired state derived from a validated config, and the diff between two of
+ * them. The diff drives both the reconcile loop and the `POST /reload` answer.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { BackendSpec, GatewayConfig } from '../../schemas/config.js';
+
+export interface ConfigDiff {
+  added: string[];
+  removed: string[];
+  /** Any setting differs, filters and renames included. */
+  changed: string[];
+}
+
+export function diffBackends(before: GatewayConfig['backends'], after: GatewayConfig['backends']): ConfigDiff {
+  const added: string[] = [];
+  const removed: string[] = [];
+  const changed: string[] = [];
+  for (const name of Object.keys(after)) {
+    if (!Object.hasOwn(before, name)) added.push(name);
+    else if (!isDeepStrictEqual(before[name], after[name])) changed.push(name);
+  }
+  for (const name of Object.keys(before)) if (!Object.hasOwn(after, name)) removed.push(name);
+  return { added, removed, changed };
+}
+
+/**
+ * The settings that shape the connection itself. A change to any other key
+ * (filters, renames, group, labels) is applied to the registry without
+ * dropping the backend's session.
+ */
+export function connectionSettings(spec: BackendSpec): Omit<BackendSpec, 'filters' | 'rename' | 'group' | 'labels' | 'enabled'> {
+  const { filters: _f, rename: _r, group: _g, labels: _l, enabled: _e, ...connection } = spec;
+  return connection;
+}
+
+export function sameConnection(a: BackendSpec, b: BackendSpec): boolean {
+  return isDeepStrictEqual(connectionSettings(a), connectionSettings(b));
+}
+
+/**
+ * What the operator wants: the backends of the running config, plus manual
+ * reconnect requests. A reconnect is recorded like `kubectl rollout restart`
+ * records a restart: a counter per backend in desired state that the
+ * reconciler compares with the last one it answered, so fifty concurrent
+ * requests cause one reconnect, not fifty.
+ */
+export class DesiredState {
+  private backends: ReadonlyMap<string, BackendSpec>;
+  private readonly reconnects = new Map<string, number>();
+
+  constructor(backends: GatewayConfig['backends']) {
+    this.backends = new Map(Object.entries(backends));
+  }
+
+  /** Replaces the backends; returns what changed (the answer of POST /reload). */
+  set(backends: GatewayConfig['backends']): ConfigDiff {
+    const diff = diffBackends(Object.fromEntries(this.backends), backends);
+    this.backends = new Map(Object.entries(backends));
+    return diff;
+  }
+
+  get(name: string): BackendSpec | undefined {
+    return this.backends.get(name);
+  }
+
+  names(): string[] {
+    return [...this.backends.keys()];
+  }
+
+  /** Asks for a fresh connection; returns the request's number. */
+  requestReconnect(name: string): number {
+    const n = (this.reconnects.get(name) ?? 0) + 1;
+    this.reconnects.set(name, n);
+    return n;
+  }
+
+  /** The newest reconnect request for a backend (0: none). */
+  reconnectRequested(name: string): number {
+    return this.reconnects.get(name) ?? 0;
+  }
+}

@@ -1,0 +1,447 @@
+/**
+ * The reconciler: `reconcile(name)` reads desired state (the config, reconnect
+ * requests) and what it can observe of the backend (its connection, the
+ * latest probe, the route table's conflict verdict), takes at most one step
+ * toward desired (connect, disconnect, remove), records what it saw in the
+ * status (it is the only status writer), and says when to look again.
+ *
+ * Level-triggered and idempotent: called twice with nothing changed, the
+ * second call does nothing. Failures it can name (a connect that failed, a
+ * connection lost) are recorded in the status and retried after the
+ * per-name backoff; anything it throws is retried by the work queue.
+ */
+import type { Logger } from '../../runtime/observability/logging/logger.js';
+import type { BackendSpec } from '../../schemas/config.js';
+import type { EventBus } from '../event-bus.js';
+import { sameConnection, type DesiredState } from '../config/desired-state.js';
+import type { StatusView, StatusWriter } from '../status/status-store.js';
+import type { HealthProber, Pingable, ProbeResult } from '../health/health-prober.js';
+import type { BackoffLimiter } from './backoff.js';
+
+/** What the reconciler needs of a backend connection (runtime/backends/backend-connection.ts). */
+export interface BackendHandle extends Pingable {
+  readonly name: string;
+  readonly pid: number | undefined;
+  readonly catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
+  /** Why it ended by itself (process exit, transport loss); undefined while up. */
+  readonly endedReason?: string;
+  connect(): Promise<void>;
+  close(): Promise<void>;
+  once(event: 'closed', listener: (reason: string) => void): unknown;
+}
+
+/** The connections in service and the route table built from them (runtime/backends/serving-backends.ts). */
+export interface ServingSet<C extends BackendHandle> {
+  create(name: string, spec: BackendSpec): C;
+  attach(conn: C): void;
+  /** Out of service; `remember` keeps its names so calls can say the backend is down rather than unknown. */
+  detach(name: string, opts: { remember: boolean }): void;
+  /** Why the route table leaves this backend out (a name conflict under strategy `error`), or null. */
+  rejection(name: string): string | null;
+}
+
+export interface ReconcileResult {
+  /** Look again after this long (0: at once). Absent: done until an event says otherwise. */
+  requeueAfterMs?: number;
+}
+
+/** A backend's live objects: not status (no one else reads them), but what the reconciler observes. */
+interface Live<C> {
+  conn?: C;
+  /** An attempt in progress (closed on shutdown so a hanging connect cannot hold it up). */
+  connecting?: C;
+  connectedSpec?: BackendSpec;
+  connectedAt?: number;
+  /** The spec of the last attempt: a new one is tried at once, not after the old backoff. */
+  attemptSpec?: BackendSpec;
+  /** No attempt before this (ms epoch), unless the settings change or a reconnect is asked for. */
+  retryAt: number;
+  /** The probe result already recorded, so a result is applied once. */
+  appliedProbe?: object;
+  conflict: string | null;
+}
+
+export interface ReconcilerDeps<C extends BackendHandle> {
+  desired: DesiredState;
+  serving: ServingSet<C>;
+  status: StatusWriter;
+  view: StatusView;
+  events: EventBus;
+  backoff: BackoffLimiter;
+  prober: HealthProber;
+  /** Where an event about a backend goes: back into the work queue. */
+  enqueue(name: string): void;
+  log: Logger;
+  now?: () => number;
+}
+
+export class Reconciler<C extends BackendHandle> {
+  private readonly live = new Map<string, Live<C>>();
+  private stopping = false;
+  private readonly now: () => number;
+
+  constructor(private readonly d: ReconcilerDeps<C>) {
+    this.now = d.now ?? Date.now;
+  }
+
+  async reconcile(name: string): Promise<ReconcileResult> {
+    if (this.stopping) return {};
+    const desired = this.d.desired.get(name);
+    let live = this.live.get(name);
+    if (!desired) {
+      if (live || this.d.view.get(name)) await this.remove(name);
+      return {};
+    }
+    if (!live) live = this.register(name, desired);
+    if (this.d.view.get(name)!.spec !== desired) this.d.status.update(name, { spec: desired });
+
+    if (desired.enabled === false) {
+      if (live.conn) {
+        await this.disconnect(name, live, 'disabled in config', 'Disabled');
+        return {};
+      }
+      this.d.status.update(
+        name,
+        { state: 'disconnected', error: null, conditions: [{ type: 'Ready', status: false, reason: 'Disabled', message: 'disabled in config' }] },
+        'disabled in config',
+      );
+      this.d.backoff.forget(name);
+      return {};
+    }
+
+    if (live.conn) return this.reconcileConnected(name, live, desired);
+    return this.reconcileDisconnected(name, live, desired);
+  }
+
+  /** The live connections in service, for the health prober. */
+  *connections(): Iterable<readonly [string, C]> {
+    for (const [name, live] of this.live) if (live.conn && !live.conn.endedReason) yield [name, live.conn];
+  }
+
+  connection(name: string): C | undefined {
+    return this.live.get(name)?.conn;
+  }
+
+  /** A connect attempt in progress. */
+  attempt(name: string): C | undefined {
+    return this.live.get(name)?.connecting;
+  }
+
+  /** Stops acting; closes attempts in progress so reconciles blocked on them finish. */
+  stop(): void {
+    this.stopping = true;
+    for (const live of this.live.values()) void live.connecting?.close();
+  }
+
+  /** After stop() and the queue drained: every backend ShuttingDown, every connection closed. */
+  async closeAll(): Promise<void> {
+    await Promise.all(
+      [...this.live.entries()].map(async ([name, live]) => {
+        this.d.status.update(name, { shuttingDown: true, state: live.conn ? 'disconnecting' : 'disconnected' }, 'gateway shutdown');
+        const conn = live.conn;
+        live.conn = undefined;
+        if (conn) {
+          this.d.serving.detach(name, { remember: false });
+          await conn.close();
+        }
+        this.d.status.update(name, { state: 'disconnected' });
+      }),
+    );
+  }
+
+  // --- connected ---
+
+  private async reconcileConnected(name: string, live: Live<C>, desired: BackendSpec): Promise<ReconcileResult> {
+    const conn = live.conn!;
+    if (conn.endedReason !== undefined) return this.connectionLost(name, live, conn.endedReason);
+
+    const probe = this.d.prober.latest(name);
+    if (probe && probe.target === conn && probe !== live.appliedProbe) {
+      live.appliedProbe = probe;
+      if (probe.status === 'unhealthy') {
+        this.d.events.emit({ stage: 'health_failed', backend: name, severity: 'error', message: `${name} failed its health check: ${probe.error}` });
+        this.d.status.update(name, {
+          health: { status: 'unhealthy', last_check: probe.checkedAt.toISOString(), latency_ms: null },
+          conditions: [{ type: 'HealthCheckFailed', status: true, reason: 'PingFailed', message: probe.error ?? 'ping failed' }],
+        });
+        return this.connectionLost(name, live, `health check failed: ${probe.error}`);
+      }
+      this.recordHealth(name, live, probe);
+    }
+
+    const reconnect = this.d.desired.reconnectRequested(name) > this.d.view.get(name)!.reconnectsAnswered;
+    if (reconnect || !sameConnection(live.connectedSpec!, desired)) {
+      if (!reconnect) {
+        this.d.events.emit({
+          stage: 'reconnect',
+          backend: name,
+          message: `${name} reconnects: its connection settings changed`,
+          details: { trigger: 'config' },
+        });
+      }
+      this.d.backoff.forget(name);
+      live.retryAt = 0;
+      await this.disconnect(name, live, reconnect ? 'manual reconnect' : 'configuration changed');
+      return { requeueAfterMs: 0 };
+    }
+
+    this.recordConflict(name, live);
+    // A young connection is looked at again once it has proven stable: only then is its backoff forgotten.
+    const stableAt = live.connectedAt! + this.d.backoff.stableAfterMs;
+    if (this.now() < stableAt) return { requeueAfterMs: stableAt - this.now() };
+    return {};
+  }
+
+  private recordHealth(name: string, live: Live<C>, probe: ProbeResult): void {
+    const before = this.d.view.get(name)!;
+    const latencyMs = probe.latencyMs!;
+    const status = probe.status;
+    const health = { status, last_check: probe.checkedAt.toISOString(), latency_ms: latencyMs };
+    if (live.conflict) {
+      this.d.status.update(name, { health }); // held back by a name conflict; health does not change that
+      return;
+    }
+    if (status === 'healthy') {
+      if (before.phase === 'Degraded') this.d.events.emit({ stage: 'health_recovered', backend: name, message: `${name} is healthy again (${latencyMs} ms)` });
+      this.d.status.update(
+        name,
+        {
+          health,
+          conditions: [
+            { type: 'HealthCheckFailed', status: false, reason: 'HealthCheckPassed', message: `ping answered in ${latencyMs} ms` },
+            { type: 'Ready', status: true, reason: 'Connected', message: 'healthy' },
+          ],
+        },
+        'health check passed',
+      );
+      return;
+    }
+    if (before.phase !== 'Degraded') {
+      this.d.events.emit({
+        stage: 'health_degraded',
+        backend: name,
+        severity: 'warning',
+        message: `${name} is slow: ping ${latencyMs} ms > ${probe.degradedAboveMs} ms`,
+      });
+    }
+    this.d.status.update(
+      name,
+      {
+        health,
+        conditions: [
+          {
+            type: 'HealthCheckFailed',
+            status: true,
+            reason: 'SlowResponse',
+            message: `ping took ${latencyMs} ms (degraded above ${probe.degradedAboveMs} ms)`,
+          },
+          { type: 'Ready', status: true, reason: 'Degraded', message: 'serving, but slow' },
+        ],
+      },
+      'slow health check',
+    );
+  }
+
+  /** The route table's verdict under conflict strategy `error`. */
+  private recordConflict(name: string, live: Live<C>): void {
+    const verdict = this.d.serving.rejection(name);
+    if (verdict === live.conflict) return;
+    live.conflict = verdict;
+    if (verdict) {
+      this.d.status.update(name, { error: verdict, conditions: [{ type: 'Ready', status: false, reason: 'NameConflict', message: verdict }] }, verdict);
+      this.d.events.emit({ stage: 'conflict', backend: name, severity: 'error', message: `${name} left out: ${verdict}` });
+    } else {
+      this.d.status.update(
+        name,
+        { error: null, conditions: [{ type: 'Ready', status: true, reason: 'Connected', message: 'conflict resolved' }] },
+        'name conflict resolved',
+      );
+    }
+  }
+
+  private async connectionLost(name: string, live: Live<C>, reason: string): Promise<ReconcileResult> {
+    const conn = live.conn!;
+    live.conn = undefined;
+    live.connectedSpec = undefined;
+    live.connectedAt = undefined;
+    live.conflict = null;
+    this.d.serving.detach(name, { remember: true });
+    void conn.close();
+    const health = this.d.view.get(name)!.health;
+    const delay = this.d.backoff.when(name);
+    live.retryAt = this.now() + delay;
+    this.d.status.update(
+      name,
+      {
+        state: 'disconnected',
+        error: reason,
+        // Nothing is known about a connection that is gone, unless a failed check is what ended it.
+        health: health.status === 'unhealthy' ? {} : { status: 'unknown', latency_ms: null },
+        conditions: [{ type: 'Ready', status: false, reason: 'ConnectionLost', message: this.retryMessage(name, reason, delay) }],
+      },
+      reason,
+    );
+    this.d.events.emit({ stage: 'disconnected', backend: name, severity: 'error', message: `${name} lost its connection: ${reason}` });
+    this.announceRetry(name, delay, live.retryAt);
+    return { requeueAfterMs: delay };
+  }
+
+  // --- disconnected ---
+
+  private async reconcileDisconnected(name: string, live: Live<C>, desired: BackendSpec): Promise<ReconcileResult> {
+    const reconnect = this.d.desired.reconnectRequested(name) > this.d.view.get(name)!.reconnectsAnswered;
+    const newSettings = live.attemptSpec !== undefined && !sameConnection(live.attemptSpec, desired);
+    if (reconnect || newSettings) {
+      // A manual reconnect or new connection settings deserve a fresh attempt now, not at the end of the old backoff.
+      this.d.backoff.forget(name);
+      live.retryAt = 0;
+    }
+    const wait = live.retryAt - this.now();
+    if (wait > 0) return { requeueAfterMs: wait };
+    return this.connect(name, live, desired);
+  }
+
+  private async connect(name: string, live: Live<C>, spec: BackendSpec): Promise<ReconcileResult> {
+    const answering = this.d.desired.reconnectRequested(name);
+    const attempt = this.d.backoff.failures(name) + 1;
+    live.attemptSpec = spec;
+    this.d.status.update(
+      name,
+      { state: 'connecting', error: null, conditions: [{ type: 'Ready', status: false, reason: 'Connecting', message: 'connection in progress' }] },
+      'connecting',
+    );
+    this.d.events.emit({ stage: 'connecting', backend: name, message: `connecting to ${name} (attempt ${attempt})` });
+    const conn = this.d.serving.create(name, spec);
+    live.connecting = conn;
+    const started = performance.now();
+    try {
+      await conn.connect();
+    } catch (err) {
+      live.connecting = undefined;
+      const reason = (err as Error).message;
+      if (this.stopping) return {};
+      if (!this.isCurrent(name, spec)) {
+        // The settings this attempt used are gone: not a failure of the new ones; try those at once.
+        this.d.status.update(name, { state: 'disconnected', error: reason });
+        return { requeueAfterMs: 0 };
+      }
+      // A reconnect asked for while this attempt ran is a fresh start: its failure counts from zero.
+      if (this.d.desired.reconnectRequested(name) > answering) this.d.backoff.forget(name);
+      const delay = this.d.backoff.when(name);
+      live.retryAt = this.now() + delay;
+      this.d.status.update(
+        name,
+        {
+          state: 'disconnected',
+          error: reason,
+          reconnectsAnswered: answering,
+          conditions: [{ type: 'Ready', status: false, reason: 'ConnectFailed', message: this.retryMessage(name, reason, delay) }],
+        },
+        reason,
+      );
+      this.d.events.emit({ stage: 'error', backend: name, severity: 'error', message: `${name} failed to connect: ${reason}`, details: { attempt } });
+      this.announceRetry(name, delay, live.retryAt);
+      return { requeueAfterMs: delay };
+    }
+    live.connecting = undefined;
+    if (this.stopping || !this.isCurrent(name, spec)) {
+      // Desired state moved on while connecting; drop this one and look again.
+      await conn.close();
+      this.d.status.update(name, { state: 'disconnected' });
+      return { requeueAfterMs: 0 };
+    }
+    // The event only asks for a look; the next reconcile records the loss.
+    conn.once('closed', () => this.d.enqueue(name));
+    live.conn = conn;
+    live.connectedSpec = spec;
+    live.connectedAt = this.now();
+    live.retryAt = 0;
+    live.conflict = null;
+    const ms = Math.round(performance.now() - started);
+    this.d.status.update(
+      name,
+      {
+        state: 'connected',
+        error: null,
+        reconnectsAnswered: answering,
+        conditions: [{ type: 'Ready', status: true, reason: 'Connected', message: `connected in ${ms} ms` }],
+      },
+      'connected',
+    );
+    this.d.events.emit({
+      stage: 'connected',
+      backend: name,
+      message: `${name} connected: ${conn.catalog.tools.length} tools, ${conn.catalog.resources.length} resources, ${conn.catalog.prompts.length} prompts`,
+      details: { connect_ms: ms, pid: conn.pid ?? null },
+    });
+    this.d.serving.attach(conn);
+    this.recordConflict(name, live);
+    // A fresh connection is checked at once, not one interval later: its record shows real health from the start.
+    void this.d.prober.probe(name, conn);
+    return { requeueAfterMs: this.d.backoff.stableAfterMs };
+  }
+
+  /** Whether `spec` still describes the connection desired state asks for. */
+  private isCurrent(name: string, spec: BackendSpec): boolean {
+    const now = this.d.desired.get(name);
+    return now !== undefined && now.enabled !== false && sameConnection(now, spec);
+  }
+
+  private async disconnect(name: string, live: Live<C>, why: string, reason = 'Disconnected'): Promise<void> {
+    const conn = live.conn;
+    live.conn = undefined;
+    live.connectedSpec = undefined;
+    live.connectedAt = undefined;
+    live.conflict = null;
+    if (!conn) return;
+    this.d.serving.detach(name, { remember: reason !== 'Disabled' });
+    this.d.status.update(name, { state: 'disconnecting' });
+    await conn.close();
+    this.d.status.update(
+      name,
+      {
+        state: 'disconnected',
+        error: null,
+        health: { status: 'unknown', latency_ms: null },
+        conditions: [{ type: 'Ready', status: false, reason, message: why }],
+      },
+      why,
+    );
+    this.d.events.emit({ stage: 'disconnected', backend: name, message: `${name} disconnected: ${why}` });
+  }
+
+  private register(name: string, spec: BackendSpec): Live<C> {
+    const live: Live<C> = { retryAt: 0, conflict: null };
+    this.live.set(name, live);
+    this.d.status.create(name, spec);
+    this.d.events.emit({ stage: 'registered', backend: name, message: `backend ${name} (${spec.type}) registered` });
+    return live;
+  }
+
+  private async remove(name: string): Promise<void> {
+    const live = this.live.get(name);
+    if (live?.conn) await this.disconnect(name, live, 'removed from config');
+    this.d.serving.detach(name, { remember: false });
+    this.live.delete(name);
+    this.d.backoff.forget(name);
+    this.d.prober.forget(name);
+    this.d.status.remove(name);
+    this.d.events.emit({ stage: 'removed', backend: name, message: `backend ${name} removed` });
+  }
+
+  private retryMessage(name: string, reason: string, delay: number): string {
+    const at = new Date(this.now() + delay).toISOString();
+    return `${reason}; next attempt at ${at} (in ${delay} ms, attempt ${this.d.backoff.failures(name) + 1})`;
+  }
+
+  private announceRetry(name: string, delay: number, retryAt: number): void {
+    const at = new Date(retryAt).toISOString();
+    this.d.events.emit({
+      stage: 'retry_scheduled',
+      backend: name,
+      severity: 'warning',
+      message: `${name}: retry in ${delay} ms`,
+      details: { delay_ms: delay, next_attempt_at: at, attempt: this.d.backoff.failures(name) + 1 },
+    });
+  }
+}

@@ -1,0 +1,29 @@
+/** The backend record of `GET /backends` (spec 2.2), from a status and the backend's live connection. */
+import type { BackendRecord } from '../../schemas/records.js';
+import type { BackendStatus } from './status-store.js';
+import { getCondition } from './conditions.js';
+
+export interface CatalogCounts {
+  catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
+}
+
+export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | undefined): BackendRecord {
+  // A backend held out by a name conflict serves nothing, so it counts nothing.
+  const serving = conn && getCondition(status.conditions, 'Ready')?.reason !== 'NameConflict' ? conn.catalog : undefined;
+  return {
+    name: status.name,
+    type: status.spec.type,
+    group: status.spec.group ?? 'default',
+    phase: status.phase,
+    state: status.state,
+    error: status.error,
+    capabilities: {
+      tools: serving?.tools.length ?? 0,
+      resources: serving?.resources.length ?? 0,
+      prompts: serving?.prompts.length ?? 0,
+    },
+    health: { ...status.health },
+    conditions: status.conditions.map((c) => ({ ...c })),
+    labels: { ...(status.spec.labels ?? {}) },
+  };
+}
