@@ -12,8 +12,8 @@
  * - `false`: always a bare process.
  */
 import { randomBytes } from 'node:crypto';
-import type { StdioBackendSpec } from '../../schemas/config.js';
-import { connectRuntime, type ContainerRuntime } from './container-runtime.js';
+import type { BackendSpec, StdioBackendSpec } from '../../schemas/config.js';
+import { connectRuntime, type ContainerRuntime, type RuntimeLookup } from './container-runtime.js';
 import { ContainerStdioTransport, type ContainerInfo } from './container-stdio-transport.js';
 import { cleanManaged, type CleanReport } from './cleanup.js';
 import { ContainerError } from './errors.js';
@@ -57,12 +57,18 @@ export class ContainerManager {
     private readonly cwd: string,
   ) {}
 
-  /** Finds the runtime when the config wants containers at all; never throws. */
+  /**
+   * Finds the runtime (see ./runtime-endpoint.ts for the order); never
+   * throws. It looks even when `containers.enabled` is false: a backend's
+   * own `container.enabled: true` still wants one.
+   */
   static async detect(containers: ContainersConfig, opts: ManagerOptions = {}): Promise<ContainerManager> {
-    const cwd = opts.cwd ?? process.cwd();
-    if (containers.enabled === false) return new ContainerManager(containers, undefined, 'containers.enabled is false', cwd);
-    const found = await connectRuntime(containers.socket, opts.env ?? process.env);
-    return new ContainerManager(containers, found.runtime, found.runtime ? undefined : found.reason, cwd);
+    return ContainerManager.create(containers, await connectRuntime(containers.socket, opts.env ?? process.env), opts);
+  }
+
+  /** With a runtime lookup made elsewhere (e.g. a test's own socket). */
+  static create(containers: ContainersConfig, lookup: RuntimeLookup, opts: ManagerOptions = {}): ContainerManager {
+    return new ContainerManager(containers, lookup.runtime, lookup.runtime ? undefined : lookup.reason, opts.cwd ?? process.cwd());
   }
 
   /** `{ name, address, version }` of the runtime, for logs and status. */
@@ -92,6 +98,20 @@ export class ContainerManager {
       return { mode: 'process', reason: `running as a bare process: ${reason}`, warn: true };
     }
     return { mode: 'container', plan: planImage(name, spec, this.containers, this.cwd), policy };
+  }
+
+  /**
+   * The one warning to log at start-up when containers are wanted (`auto`)
+   * but no runtime answered, naming the backends that run bare; else undefined.
+   */
+  startupWarning(backends: Record<string, BackendSpec>): string | undefined {
+    if (this.runtime) return undefined;
+    const bare = Object.entries(backends)
+      .filter((e): e is [string, StdioBackendSpec] => e[1].type === 'stdio' && e[1].enabled !== false)
+      .filter(([, spec]) => this.policy(spec) === 'auto')
+      .map(([name]) => name);
+    if (bare.length === 0) return undefined;
+    return `${this.unavailableReason}: stdio backends ${bare.join(', ')} run as bare processes with your full rights. Start Podman or Docker (or set containers.socket), or set containers.enabled: false to run them bare without this warning.`;
   }
 
   /** Reuses the image when its content tag exists, else builds (or pulls) it. */
