@@ -48,11 +48,24 @@ describe('image kind and packages from the command', () => {
   });
 
   it('writes a recipe that installs the packages as root at build time and runs as uid 65532, with no backend env in it', () => {
-    const plan = planImage('files', stdio('npx', ['-y', '@modelcontextprotocol/server-filesystem', '/data'], { env: { API_TOKEN: 'secret-value-123' }, container: { packages: ['left-pad'] } }), containers);
+    const plan = planImage(
+      'files',
+      stdio('npx', ['-y', '@modelcontextprotocol/server-filesystem', '/data'], {
+        env: { API_TOKEN: 'secret-value-123' },
+        container: { packages: ['left-pad'] },
+      }),
+      containers,
+    );
     const recipe = plan.build!.recipe;
     expect(recipe).toContain(`FROM ${containers.base_images.node}`);
     expect(recipe).toMatch(/RUN \["npm","install","--prefix","\/opt\/mcp",.*"@modelcontextprotocol\/server-filesystem","left-pad"\]/);
-    expect(recipe.trim().split('\n').filter((l) => l.startsWith('USER')).at(-1)).toBe('USER 65532:65532');
+    expect(
+      recipe
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('USER'))
+        .at(-1),
+    ).toBe('USER 65532:65532');
     expect(recipe).not.toContain('secret-value-123');
     expect(recipe).not.toContain('API_TOKEN');
     expect(plan.build!.packages).toEqual(['@modelcontextprotocol/server-filesystem', 'left-pad']);
@@ -217,7 +230,9 @@ describe('policy without a runtime', () => {
     expect(auto.unavailableReason).toContain('/nonexistent/podman.sock (absent)');
     const spec = stdio('node', ['x.js']);
     expect(auto.placement('a', spec)).toMatchObject({ mode: 'process', warn: true });
-    expect(auto.startupWarning({ a: spec, b: stdio('npx', ['-y', 'p']), off: { ...spec, enabled: false } })).toMatch(/stdio backends a, b run as bare processes/);
+    expect(auto.startupWarning({ a: spec, b: stdio('npx', ['-y', 'p']), off: { ...spec, enabled: false } })).toMatch(
+      /stdio backends a, b run as bare processes/,
+    );
 
     const required = auto.placement('a', stdio('node', [], { container: { enabled: true } }));
     expect(required.mode).toBe('failed');

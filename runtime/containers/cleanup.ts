@@ -1,13 +1,14 @@
 /**
  * `gateway clean`: removes what the gateway created and no running gateway
- * uses. Selection is by label (`mcp-gateway.managed=true`), never by name.
+ * uses. Selection is by label (`mcp-gateway.managed=true`, and for
+ * containers an owner label too), never by name.
  * Containers whose owner (see ./owner.ts) still runs are kept; with `all`,
  * managed images (backend images before the bases they are built on) and
  * managed networks go too.
  */
 import type { ContainerRuntime } from './container-runtime.js';
 import { daemonMessage } from './errors.js';
-import { BACKEND_LABEL, BASE_SOURCE_LABEL, MANAGED_FILTER, OWNER_LABEL } from './labels.js';
+import { BACKEND_LABEL, MANAGED_CONTAINER_FILTER, MANAGED_FILTER, OWNER_LABEL } from './labels.js';
 import { formatOwner, ownerAlive, parseOwner, type Owner } from './owner.js';
 
 export interface CleanReport {
@@ -28,7 +29,7 @@ export async function cleanManaged(runtime: ContainerRuntime, opts: CleanOptions
   const docker = runtime.docker;
   const mine = opts.owner ? formatOwner(opts.owner) : undefined;
 
-  for (const c of await docker.listContainers({ all: true, filters: MANAGED_FILTER })) {
+  for (const c of await docker.listContainers({ all: true, filters: MANAGED_CONTAINER_FILTER })) {
     const name = c.Names?.[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12);
     const ownerLabel = c.Labels?.[OWNER_LABEL];
     if (mine ? ownerLabel !== mine : ownerAlive(parseOwner(ownerLabel))) {
@@ -45,9 +46,13 @@ export async function cleanManaged(runtime: ContainerRuntime, opts: CleanOptions
   if (!opts.all) return report;
 
   const images = await docker.listImages({ all: false, filters: MANAGED_FILTER });
-  // Bases last: an image other images are built on cannot go first.
-  images.sort((a, b) => Number(Boolean(a.Labels?.[BASE_SOURCE_LABEL])) - Number(Boolean(b.Labels?.[BASE_SOURCE_LABEL])));
-  const inUse = new Set((await docker.listContainers({ all: true })).map((c) => bareId(c.ImageID)));
+  // Backend images first, bases last: an image other images are built on cannot go first.
+  // (A backend image inherits its base's labels; only it has a backend label.)
+  images.sort((a, b) => Number(!a.Labels?.[BACKEND_LABEL]) - Number(!b.Labels?.[BACKEND_LABEL]));
+  const containers = await docker.listContainers({ all: true });
+  const inUse = new Set(containers.map((c) => bareId(c.ImageID)));
+  // Podman removes a network even while containers use it: check first.
+  const networksInUse = new Set(containers.flatMap((c) => [c.HostConfig?.NetworkMode, ...Object.keys(c.NetworkSettings?.Networks ?? {})]));
   for (const img of images) {
     const name = img.RepoTags?.find((t) => t !== '<none>:<none>') ?? img.Id;
     if (inUse.has(bareId(img.Id))) {
@@ -64,6 +69,10 @@ export async function cleanManaged(runtime: ContainerRuntime, opts: CleanOptions
   }
 
   for (const net of await docker.listNetworks({ filters: MANAGED_FILTER })) {
+    if (networksInUse.has(net.Name) || networksInUse.has(net.Id)) {
+      report.kept.push({ kind: 'network', name: net.Name, why: 'used by a container' });
+      continue;
+    }
     try {
       await docker.getNetwork(net.Id).remove();
       report.removed.push({ kind: 'network', name: net.Name });

@@ -46,9 +46,14 @@ export function commandPackages(command: string, args: readonly string[]): strin
 function npxPackages(args: readonly string[]): string[] {
   const named: string[] = [];
   const positional: string[] = [];
-  forEachOption(args, NPX_VALUE_FLAGS, (flag, value) => {
-    if ((flag === '-p' || flag === '--package') && value) named.push(value);
-  }, positional);
+  forEachOption(
+    args,
+    NPX_VALUE_FLAGS,
+    (flag, value) => {
+      if ((flag === '-p' || flag === '--package') && value) named.push(value);
+    },
+    positional,
+  );
   // With --package, the first positional word is the command to run, not a package.
   if (named.length > 0) return named;
   return positional.length > 0 ? [positional[0]!] : [];
@@ -58,10 +63,15 @@ function uvxPackages(args: readonly string[]): string[] {
   let from: string | undefined;
   const withs: string[] = [];
   const positional: string[] = [];
-  forEachOption(args, UVX_VALUE_FLAGS, (flag, value) => {
-    if (flag === '--from' && value) from = value;
-    if ((flag === '--with' || flag === '-w') && value) withs.push(value);
-  }, positional);
+  forEachOption(
+    args,
+    UVX_VALUE_FLAGS,
+    (flag, value) => {
+      if (flag === '--from' && value) from = value;
+      if ((flag === '--with' || flag === '-w') && value) withs.push(value);
+    },
+    positional,
+  );
   const tool = from ?? positional[0];
   return tool ? [tool, ...withs] : withs;
 }

@@ -35,8 +35,7 @@ export type Placement =
   | { mode: 'failed'; error: ContainerError };
 
 export type PreparedBackend =
-  | { mode: 'container'; plan: ImagePlan; image: EnsuredImage; transport: ContainerStdioTransport }
-  | { mode: 'process'; reason: string; warn: boolean };
+  { mode: 'container'; plan: ImagePlan; image: EnsuredImage; transport: ContainerStdioTransport } | { mode: 'process'; reason: string; warn: boolean };
 
 export interface ManagerOptions {
   env?: NodeJS.ProcessEnv;

@@ -7,12 +7,7 @@
 import { GatewayError } from '../../schemas/errors.js';
 
 export type ContainerFailure =
-  | 'RuntimeUnavailable'
-  | 'BaseImageUnavailable'
-  | 'ImageUnavailable'
-  | 'ImageBuildFailed'
-  | 'ContainerCreateFailed'
-  | 'ContainerStartFailed';
+  'RuntimeUnavailable' | 'BaseImageUnavailable' | 'ImageUnavailable' | 'ImageBuildFailed' | 'ContainerCreateFailed' | 'ContainerStartFailed';
 
 export class ContainerError extends GatewayError {
   readonly reason: ContainerFailure;

@@ -15,8 +15,15 @@ export const PLAN_LABEL = 'mcp-gateway.plan';
 /** On base images the gateway made itself: where from (e.g. `host-node v20.20.2`). */
 export const BASE_SOURCE_LABEL = 'mcp-gateway.base-source';
 
-/** The filter that selects everything the gateway created, for list calls. */
+/** Selects the images and networks the gateway created. */
 export const MANAGED_FILTER = { label: [`${MANAGED_LABEL}=true`] };
+
+/**
+ * Selects the containers the gateway created. A container inherits its
+ * image's labels, so `managed=true` alone would also match a container
+ * someone else made from a gateway image; only the gateway sets an owner.
+ */
+export const MANAGED_CONTAINER_FILTER = { label: [`${MANAGED_LABEL}=true`, OWNER_LABEL] };
 
 export function managedLabels(extra: Record<string, string> = {}): Record<string, string> {
   return { [MANAGED_LABEL]: 'true', ...extra };

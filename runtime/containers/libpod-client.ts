@@ -54,7 +54,9 @@ export class LibpodClient {
 
   /** `socket` (a path or URL) when given, else the usual candidates; never throws. */
   static async connect(socket?: string, env: NodeJS.ProcessEnv = process.env): Promise<LibpodLookup> {
-    const candidates: Endpoint[] = socket ? [parseEndpoint(socket, '--socket')] : endpointCandidates(undefined, { ...env, DOCKER_HOST: env.CONTAINER_HOST ?? env.DOCKER_HOST });
+    const candidates: Endpoint[] = socket
+      ? [parseEndpoint(socket, '--socket')]
+      : endpointCandidates(undefined, { ...env, DOCKER_HOST: env.CONTAINER_HOST ?? env.DOCKER_HOST });
     const tried: string[] = [];
     for (const endpoint of candidates) {
       const address = describeEndpoint(endpoint);

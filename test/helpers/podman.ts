@@ -60,7 +60,11 @@ export async function startTestPodman(opts: { isolated?: boolean } = {}): Promis
       await new Promise((r) => child.once('exit', r));
       if (opts.isolated) {
         // Unmounts and deletes the storage's layers, so the folder can go.
-        for (const args of [['rm', '-af'], ['rmi', '-af']]) spawnSync('podman', [...cliArgs, ...args], { stdio: 'ignore' });
+        for (const args of [
+          ['rm', '-af'],
+          ['rmi', '-af'],
+        ])
+          spawnSync('podman', [...cliArgs, ...args], { stdio: 'ignore' });
       }
       rmSync(dir, { recursive: true, force: true });
     },
@@ -73,7 +77,8 @@ async function waitForSocket(socket: string, child: ChildProcess, stderr: () => 
     try {
       return await identify(parseEndpoint(socket, 'test'));
     } catch (err) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`podman system service did not answer on ${socket}: ${stderr() || (err as Error).message}`);
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`podman system service did not answer on ${socket}: ${stderr() || (err as Error).message}`, { cause: err });
       await new Promise((r) => setTimeout(r, 200));
     }
   }
