@@ -7,7 +7,9 @@
  * falls back under `auto`; secrets stay out of argv, labels and images.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ContainerManager } from '../runtime/containers/container-manager.js';
@@ -19,6 +21,7 @@ import type { StdioBackendSpec } from '../schemas/config.js';
 import { ensureTestBase, podmanCli, skipWithoutPodman, startTestPodman, TEST_NODE_BASE, type TestPodman } from './helpers/podman.js';
 import { connectClient, everythingBackend, hardeningBackend, memoryBackend, resultText, testContainersConfig } from './helpers/container-backends.js';
 import { waitFor } from './helpers/core-util.js';
+import { repoRoot } from './fixtures/spawn.js';
 
 const BUILD_TIMEOUT = 240_000;
 
@@ -153,14 +156,7 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
       await client.callTool({ name: 'exit', arguments: { code: 3 } });
       expect(await exited).toBe(3);
       await closed;
-      await waitFor(() => {
-        try {
-          podmanCli(podman, ['container', 'inspect', id]);
-          return false;
-        } catch {
-          return true;
-        }
-      }, 'the crashed container to be removed');
+      await waitFor(() => !containerExists(id), 'the crashed container to be removed');
     },
     BUILD_TIMEOUT,
   );
@@ -225,4 +221,38 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
     },
     BUILD_TIMEOUT,
   );
+
+  it(
+    'leaves no container behind when its gateway is killed (SIGKILL), and removes its own on request',
+    async () => {
+      const child = spawn(process.execPath, [join(repoRoot(), 'dist', 'test', 'fixtures', 'container-owner-main.js'), podman.socket, TEST_NODE_BASE], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const id = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).on('line', (line) => line.startsWith('CONTAINER ') && resolve(line.slice(10)));
+        child.once('exit', (code) => reject(new Error(`owner exited early with ${code}`)));
+      });
+      expect(JSON.parse(podmanCli(podman, ['container', 'inspect', id]))[0].State.Running).toBe(true);
+      child.kill('SIGKILL');
+      // The attach connection dies with the process: stdin ends, the server exits, the container is removed.
+      await waitFor(() => !containerExists(id), 'the killed gateway’s container to be removed', 30_000);
+
+      const { transport, client } = await start('own', hardeningBackend());
+      const own = transport.info!.id;
+      const report = await manager.removeOwnContainers();
+      expect(report?.removed.map((r) => r.backend)).toContain('own');
+      expect(containerExists(own)).toBe(false);
+      await client.close();
+    },
+    BUILD_TIMEOUT,
+  );
+
+  function containerExists(id: string): boolean {
+    try {
+      podmanCli(podman, ['container', 'inspect', id]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 });
