@@ -9,8 +9,6 @@ import { Command, Option } from 'clipanion';
 import { loadConfigFile, locateConfigFile } from '../../controller/config-loader.js';
 import type { GatewayConfig, StdioBackendSpec } from '../../schemas/config.js';
 import { GatewayError } from '../../schemas/errors.js';
-import { ContainerManager } from '../../runtime/containers/container-manager.js';
-import { buildBaseFromHost } from '../../runtime/containers/base-from-host.js';
 import type { ContainerRuntime } from '../../runtime/containers/container-runtime.js';
 
 export class BuildCommand extends Command {
@@ -47,6 +45,8 @@ export class BuildCommand extends Command {
       this.context.stderr.write(`${backends}\n`);
       return 1;
     }
+    // Loaded here, not at the top: the runtime client costs every other `gateway` command half a second to import.
+    const { ContainerManager } = await import('../../runtime/containers/container-manager.js');
     const manager = await ContainerManager.detect(config.containers);
     const runtime = manager.runtime;
     if (!runtime) {
@@ -81,6 +81,7 @@ export class BuildCommand extends Command {
 
   private async makeBase(runtime: ContainerRuntime, image: string): Promise<boolean> {
     const out = this.context.stdout;
+    const { buildBaseFromHost } = await import('../../runtime/containers/base-from-host.js');
     try {
       const base = await buildBaseFromHost(runtime, image, { force: this.noCache, onProgress: (line) => out.write(`  base | ${line}\n`) });
       const what = `Node.js ${base.source.replace(/^host-node /, '')} from ${base.rootfs.node}, ${base.rootfs.libraries.length} shared libraries${base.rootfs.npm ? ', npm' : ''}`;

@@ -6,8 +6,6 @@
 import { Command, Option } from 'clipanion';
 import { loadConfigFile, locateConfigFile } from '../../controller/config-loader.js';
 import { GatewayError } from '../../schemas/errors.js';
-import { connectRuntime } from '../../runtime/containers/container-runtime.js';
-import { cleanManaged } from '../../runtime/containers/cleanup.js';
 
 export class CleanCommand extends Command {
   static override paths = [['clean']];
@@ -38,6 +36,9 @@ export class CleanCommand extends Command {
         return 1;
       }
     }
+    // Loaded here, not at the top: the runtime client costs every other `gateway` command half a second to import.
+    const { connectRuntime } = await import('../../runtime/containers/container-runtime.js');
+    const { cleanManaged } = await import('../../runtime/containers/cleanup.js');
     const found = await connectRuntime(socket);
     if (!found.runtime) {
       this.context.stderr.write(`Cannot clean: ${found.reason}\n`);
