@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ContainerManager } from '../runtime/containers/container-manager.js';
+import { ContainerManager, type EnsuredImage, type ImagePlan } from '../runtime/containers/container-manager.js';
 import type { ContainerStdioTransport } from '../runtime/containers/container-stdio-transport.js';
 import { ContainerError } from '../runtime/containers/errors.js';
 import { BRIDGE_NETWORK } from '../runtime/containers/hardening.js';
@@ -194,6 +194,10 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
       expect((error as ContainerError).reason).toBe('ContainerStartFailed');
       expect((error as Error).message).toMatch(/starting the container failed: .*memory/);
       expect(podmanCli(podman, ['ps', '-a', '--filter', `label=${BACKEND_LABEL}=unstartable`, '--format', '{{.ID}}']).trim()).toBe('');
+      // Closing a transport whose start failed, or that never started, returns at once.
+      await transport.close();
+      const never = manager.createTransport('never', hardeningBackend(), (prepared as { plan: ImagePlan }).plan, (prepared as { image: EnsuredImage }).image);
+      await never.close();
 
       // A command missing from the image: the container starts, its init cannot run the command and exits.
       const missing = await manager.prepare('missing-command', { type: 'stdio', command: '/no/such/server', container: { image: TEST_NODE_BASE } });

@@ -146,7 +146,9 @@ export class ContainerStdioTransport implements Transport {
 
   async close(): Promise<void> {
     const container = this.container;
-    if (!container || this.closing) return this.exited;
+    // Never started, or its start failed (and cleaned up after itself): nothing runs.
+    if (!container || this.startFailed) return;
+    if (this.closing) return this.exited;
     this.closing = true;
     this.socket?.end(); // stdin EOF: a well-behaved stdio server exits now
     if (!(await settlesWithin(this.exited, STDIN_GRACE_MS))) {
