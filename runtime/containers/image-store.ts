@@ -45,10 +45,8 @@ export async function ensureImage(runtime: ContainerRuntime, plan: ImagePlan, op
   });
   // The base's id is part of the tag: a re-made base image rebuilds every image on it.
   const image = `${repository}:${sha256(`${hash}\n${baseId}`).slice(0, TAG_LENGTH)}`;
-  if (!opts.noCache) {
-    const existing = await imageId(runtime, image);
-    if (existing) return { image, id: existing, built: false };
-  }
+  const existing = await imageId(runtime, image);
+  if (existing && !opts.noCache) return { image, id: existing, built: false };
   try {
     const stream = await runtime.docker.buildImage(contextTar(plan.build.recipe), {
       t: image,
@@ -66,6 +64,8 @@ export async function ensureImage(runtime: ContainerRuntime, plan: ImagePlan, op
   }
   const id = await imageId(runtime, image);
   if (!id) throw new ContainerError(plan.backend, 'ImageBuildFailed', `building image ${image} reported success but the image is not there`);
+  // A forced rebuild moved the tag: the image it replaced is now nameless. Not forced: one still in use stays.
+  if (existing && existing !== id) await runtime.docker.getImage(existing).remove().catch(() => undefined);
   return { image, id, built: true };
 }
 
