@@ -11,6 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { JsonRpcLineReader } from './line-reader.js';
+import { TextLineSplitter } from './text-line-splitter.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -99,21 +100,9 @@ export class ProcessGroupStdioTransport implements Transport {
   private readonly fail = (err: Error): void => this.onerror?.(err);
 
   private pipeStderr(child: ChildProcess): void {
-    let pending = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (text: string) => {
-      pending += text;
-      let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        const line = pending.slice(0, nl).replace(/\r$/, '');
-        pending = pending.slice(nl + 1);
-        if (line) this.onstderr?.(line);
-      }
-    });
-    child.stderr!.on('end', () => {
-      if (pending) this.onstderr?.(pending);
-      pending = '';
-    });
+    const lines = new TextLineSplitter((line) => this.onstderr?.(line));
+    child.stderr!.on('data', (chunk: Buffer) => lines.push(chunk));
+    child.stderr!.on('end', () => lines.end());
   }
 
   send(message: JSONRPCMessage): Promise<void> {
