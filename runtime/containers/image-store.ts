@@ -65,7 +65,11 @@ export async function ensureImage(runtime: ContainerRuntime, plan: ImagePlan, op
   const id = await imageId(runtime, image);
   if (!id) throw new ContainerError(plan.backend, 'ImageBuildFailed', `building image ${image} reported success but the image is not there`);
   // A forced rebuild moved the tag: the image it replaced is now nameless. Not forced: one still in use stays.
-  if (existing && existing !== id) await runtime.docker.getImage(existing).remove().catch(() => undefined);
+  if (existing && existing !== id)
+    await runtime.docker
+      .getImage(existing)
+      .remove()
+      .catch(() => undefined);
   return { image, id, built: true };
 }
 
