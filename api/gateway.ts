@@ -14,6 +14,7 @@ import type { EventRecord } from '../schemas/records.js';
 import type { GatewayConfig } from '../schemas/config.js';
 import { GatewayError } from '../schemas/errors.js';
 import { ServingBackends } from '../runtime/backends/serving-backends.js';
+import { ContainerManager } from '../runtime/containers/container-manager.js';
 import type { BackendBridge } from '../runtime/backends/backend-connection.js';
 import { Router } from '../runtime/routing/router.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
@@ -52,6 +53,7 @@ export type LogFormat = 'pretty' | 'json';
 
 /** Steps 1–3's products: what the runtime is made of. */
 interface Runtime {
+  containers: ContainerManager;
   serving: ServingBackends;
   router: Router;
   subscriptions: ResourceSubscriptions;
@@ -81,8 +83,8 @@ export class Gateway {
   static async start(opts: GatewayOptions = {}): Promise<Gateway> {
     const { loaded, resolveSecrets } = loadConfig(opts);
     const observability = await buildObservability(loaded.config, opts);
-    const runtime = buildRuntime(loaded.config, observability);
-    const controller = new GatewayController(loaded, runtime.serving, observability.events, observability.logger, resolveSecrets);
+    const runtime = await buildRuntime(loaded.config, observability);
+    const controller = new GatewayController(loaded, runtime.serving, observability.events, observability.logger, resolveSecrets, runtime.containers);
     followReloads(controller, runtime, observability.logger);
     runtime.router.backendPhase = (name) => controller.status.get(name)?.phase;
 
@@ -157,6 +159,8 @@ export class Gateway {
     await closing;
     // 4. The controller takes every backend to ShuttingDown and ends its process (or container).
     await this.controller.shutdown();
+    // Each container is removed with its connection; this catches any an interrupted start left behind.
+    await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));
     // 5. Flush what recorded all of that.
     await this.observability.audit.close();
     await this.observability.telemetry.shutdown();
@@ -245,7 +249,12 @@ function eventLogLevel(e: EventRecord, verbosity: number): 'debug' | 'info' | 'w
 
 // --- 3. runtime ---
 
-function buildRuntime(config: GatewayConfig, o: Observability): Runtime {
+async function buildRuntime(config: GatewayConfig, o: Observability): Promise<Runtime> {
+  // Found once: with a runtime, stdio backends run in hardened containers (containers.enabled: auto).
+  const containers = await ContainerManager.detect(config.containers);
+  const warning = containers.startupWarning(config.backends);
+  if (warning) o.logger.warn(warning);
+  else if (containers.runtimeSummary) o.logger.info(containers.runtimeSummary, 'container runtime found: stdio backends run in hardened containers');
   // Backend-initiated traffic (sampling, roots, notifications) goes to the router, which routes through the serving set.
   const bridge: BackendBridge = {
     onServerRequest: (backend, request, signal) => router.onServerRequest(backend, request, signal),
@@ -266,12 +275,13 @@ function buildRuntime(config: GatewayConfig, o: Observability): Runtime {
   if (config.audit.enabled) interceptors.push(createAuditInterceptor(o.audit));
   if (o.telemetry.interceptor) interceptors.push(o.telemetry.interceptor);
   router.setInterceptors(interceptors);
-  return { serving, router, subscriptions, sessions, requests: new RequestTracker() };
+  return { containers, serving, router, subscriptions, sessions, requests: new RequestTracker() };
 }
 
 /** A reload may change session limits and bring new literal credentials (headers, env) to redact. */
 function followReloads(controller: GatewayController, runtime: Runtime, logger: Logger): void {
   controller.onConfigApplied((config) => {
+    runtime.containers.updateConfig(config.containers);
     runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
     try {
       registerConfigSecrets(config, redactor);

@@ -17,6 +17,7 @@ import type { StatusView } from './status/status-store.js';
 import { toBackendRecord } from './status/backend-record.js';
 import type { HealthProber } from './health/health-prober.js';
 import { ControlLoop, type LoopPolicy, type ReconnectResult } from './loop/control-loop.js';
+import type { ContainerManagerPort } from './loop/container-step.js';
 import type { EventBus } from './event-bus.js';
 
 export type ServiceState = 'starting' | 'running' | 'shutting_down' | 'stopped';
@@ -44,8 +45,9 @@ export class GatewayController {
     readonly events: EventBus,
     private readonly log: Logger,
     private readonly resolveSecrets?: SecretResolver,
+    containers?: ContainerManagerPort,
   ) {
-    this.loop = new ControlLoop({ backends: loaded.config.backends, serving, events, log, policy: loopPolicy(loaded.config) });
+    this.loop = new ControlLoop({ backends: loaded.config.backends, serving, events, log, containers, policy: loopPolicy(loaded.config) });
   }
 
   get config(): GatewayConfig {

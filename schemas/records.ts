@@ -11,7 +11,12 @@ export type Phase = (typeof PHASES)[number];
 export const CONNECTION_STATES = ['disconnected', 'connecting', 'connected', 'disconnecting'] as const;
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
 
-export const CONDITION_TYPES = ['Ready', 'HealthCheckFailed'] as const;
+/**
+ * `Ready` and `HealthCheckFailed` for every backend (spec 2.2); `ImageReady`
+ * and `ContainerRunning` for stdio backends that run in a container (or, with
+ * reason `BareProcess`, say why one does not); `Authenticated` for OAuth backends.
+ */
+export const CONDITION_TYPES = ['Ready', 'HealthCheckFailed', 'ImageReady', 'ContainerRunning', 'Authenticated'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 export const ConditionSchema = Type.Object({
@@ -41,6 +46,17 @@ export const BackendRecordSchema = Type.Object({
   }),
   conditions: Type.Array(ConditionSchema),
   labels: Type.Record(Type.String(), Type.String()),
+  container: Type.Union(
+    [
+      Type.Object({
+        id: Type.String(),
+        image: Type.String(),
+        runtime: Type.String({ description: '`podman` or `docker`' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The hardened container a stdio backend runs in; null for a bare process or an HTTP backend.' },
+  ),
 });
 export type BackendRecord = Static<typeof BackendRecordSchema>;
 
@@ -65,6 +81,10 @@ export const STAGES = [
   'reload',
   'reload_failed',
   'shutdown',
+  'image_built',
+  'container_fallback',
+  'reauthenticated',
+  'reauth_failed',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 

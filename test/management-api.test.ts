@@ -82,8 +82,18 @@ describe('management API (open, two backends)', () => {
       expectKeys(res.body, ['backends']);
       expect(res.body.backends.map((b: { name: string }) => b.name)).toEqual(['s', 'h']);
       const s = res.body.backends[0];
-      expectKeys(s, ['name', 'type', 'group', 'phase', 'state', 'error', 'capabilities', 'health', 'conditions', 'labels']);
-      expect(s).toMatchObject({ name: 's', type: 'stdio', group: 'local', phase: 'Ready', state: 'connected', error: null, labels: { tier: 'a' } });
+      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process.
+      expectKeys(s, ['name', 'type', 'group', 'phase', 'state', 'error', 'capabilities', 'health', 'conditions', 'labels', 'container']);
+      expect(s).toMatchObject({
+        name: 's',
+        type: 'stdio',
+        group: 'local',
+        phase: 'Ready',
+        state: 'connected',
+        error: null,
+        labels: { tier: 'a' },
+        container: null,
+      });
       expectKeys(s.capabilities, ['tools', 'resources', 'prompts']);
       expect(Number.isInteger(s.capabilities.tools) && s.capabilities.tools > 0).toBe(true);
       expectKeys(s.health, ['status', 'last_check', 'latency_ms']);

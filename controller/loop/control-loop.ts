@@ -18,6 +18,7 @@ import { HealthProber, type HealthPolicy } from '../health/health-prober.js';
 import { BackoffLimiter, type BackoffPolicy } from './backoff.js';
 import { WorkQueue, type QueueLimits } from './work-queue.js';
 import { Reconciler, type BackendHandle, type ServingSet } from './reconciler.js';
+import type { ContainerManagerPort } from './container-step.js';
 
 export interface LoopPolicy {
   queue: QueueLimits;
@@ -38,6 +39,8 @@ export interface ControlLoopOptions<C extends BackendHandle> {
   events: EventBus;
   log: Logger;
   policy: LoopPolicy;
+  /** The container runtime for stdio backends (absent: they run as bare processes). */
+  containers?: ContainerManagerPort;
   /** Jitter source for backoff; tests pass a fixed one. */
   random?: () => number;
   now?: () => number;
@@ -82,6 +85,7 @@ export class ControlLoop<C extends BackendHandle> {
       backoff: this.backoff,
       prober: this.health,
       enqueue: (name) => this.queue.add(name),
+      containers: o.containers,
       log: o.log,
       now: o.now,
     });

@@ -17,6 +17,10 @@ import { sameConnection, type DesiredState } from '../config/desired-state.js';
 import type { StatusView, StatusWriter } from '../status/status-store.js';
 import type { HealthProber, Pingable, ProbeResult } from '../health/health-prober.js';
 import type { BackoffLimiter } from './backoff.js';
+import type { LaunchedTransport } from '../../runtime/transports/create-transport.js';
+import type { ContainerView } from '../status/status-store.js';
+import type { ConditionUpdate } from '../status/conditions.js';
+import { containerStep, forgetImage, type ContainerManagerPort, type ContainerMemory } from './container-step.js';
 
 /** What the reconciler needs of a backend connection (runtime/backends/backend-connection.ts). */
 export interface BackendHandle extends Pingable {
@@ -25,6 +29,8 @@ export interface BackendHandle extends Pingable {
   readonly catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
   /** Why it ended by itself (process exit, transport loss); undefined while up. */
   readonly endedReason?: string;
+  /** The container it runs in, once started. */
+  readonly container?: ContainerView;
   connect(): Promise<void>;
   close(): Promise<void>;
   once(event: 'closed', listener: (reason: string) => void): unknown;
@@ -32,7 +38,8 @@ export interface BackendHandle extends Pingable {
 
 /** The connections in service and the route table built from them (runtime/backends/serving-backends.ts). */
 export interface ServingSet<C extends BackendHandle> {
-  create(name: string, spec: BackendSpec): C;
+  /** A new connection; `launch` makes its transport (a container) instead of the spec. */
+  create(name: string, spec: BackendSpec, launch?: () => LaunchedTransport): C;
   attach(conn: C): void;
   /** Out of service; `remember` keeps its names so calls can say the backend is down rather than unknown. */
   detach(name: string, opts: { remember: boolean }): void;
@@ -59,6 +66,8 @@ interface Live<C> {
   /** The probe result already recorded, so a result is applied once. */
   appliedProbe?: object;
   conflict: string | null;
+  /** What the container steps remember (the ensured image). */
+  container: ContainerMemory;
 }
 
 export interface ReconcilerDeps<C extends BackendHandle> {
@@ -71,6 +80,8 @@ export interface ReconcilerDeps<C extends BackendHandle> {
   prober: HealthProber;
   /** Where an event about a backend goes: back into the work queue. */
   enqueue(name: string): void;
+  /** The container runtime, for stdio backends; absent: they run as bare processes. */
+  containers?: ContainerManagerPort;
   log: Logger;
   now?: () => number;
 }
@@ -268,6 +279,7 @@ export class Reconciler<C extends BackendHandle> {
     this.d.serving.detach(name, { remember: true });
     void conn.close();
     const health = this.d.view.get(name)!.health;
+    const gone = this.containerGone(name, 'Exited', reason);
     const delay = this.d.backoff.when(name);
     live.retryAt = this.now() + delay;
     this.d.status.update(
@@ -277,7 +289,8 @@ export class Reconciler<C extends BackendHandle> {
         error: reason,
         // Nothing is known about a connection that is gone, unless a failed check is what ended it.
         health: health.status === 'unhealthy' ? {} : { status: 'unknown', latency_ms: null },
-        conditions: [{ type: 'Ready', status: false, reason: 'ConnectionLost', message: this.retryMessage(name, reason, delay) }],
+        ...gone.patch,
+        conditions: [...gone.conditions, { type: 'Ready', status: false, reason: 'ConnectionLost', message: this.retryMessage(name, reason, delay) }],
       },
       reason,
     );
@@ -298,10 +311,14 @@ export class Reconciler<C extends BackendHandle> {
     }
     const wait = live.retryAt - this.now();
     if (wait > 0) return { requeueAfterMs: wait };
-    return this.connect(name, live, desired);
+    if (desired.type !== 'stdio' || !this.d.containers) return this.connect(name, live, desired);
+    const step = await containerStep({ ...this.d, containers: this.d.containers }, name, desired, live.container);
+    if (step.next === 'requeue') return { requeueAfterMs: 0 };
+    if (step.next === 'fail') return this.failAttempt(name, live, step.message, step.reason, this.d.desired.reconnectRequested(name));
+    return this.connect(name, live, desired, step.launch);
   }
 
-  private async connect(name: string, live: Live<C>, spec: BackendSpec): Promise<ReconcileResult> {
+  private async connect(name: string, live: Live<C>, spec: BackendSpec, launch?: () => LaunchedTransport): Promise<ReconcileResult> {
     const answering = this.d.desired.reconnectRequested(name);
     const attempt = this.d.backoff.failures(name) + 1;
     live.attemptSpec = spec;
@@ -311,7 +328,7 @@ export class Reconciler<C extends BackendHandle> {
       'connecting',
     );
     this.d.events.emit({ stage: 'connecting', backend: name, message: `connecting to ${name} (attempt ${attempt})` });
-    const conn = this.d.serving.create(name, spec);
+    const conn = this.d.serving.create(name, spec, launch);
     live.connecting = conn;
     const started = performance.now();
     try {
@@ -325,23 +342,9 @@ export class Reconciler<C extends BackendHandle> {
         this.d.status.update(name, { state: 'disconnected', error: reason });
         return { requeueAfterMs: 0 };
       }
-      // A reconnect asked for while this attempt ran is a fresh start: its failure counts from zero.
-      if (this.d.desired.reconnectRequested(name) > answering) this.d.backoff.forget(name);
-      const delay = this.d.backoff.when(name);
-      live.retryAt = this.now() + delay;
-      this.d.status.update(
-        name,
-        {
-          state: 'disconnected',
-          error: reason,
-          reconnectsAnswered: answering,
-          conditions: [{ type: 'Ready', status: false, reason: 'ConnectFailed', message: this.retryMessage(name, reason, delay) }],
-        },
-        reason,
-      );
-      this.d.events.emit({ stage: 'error', backend: name, severity: 'error', message: `${name} failed to connect: ${reason}`, details: { attempt } });
-      this.announceRetry(name, delay, live.retryAt);
-      return { requeueAfterMs: delay };
+      // The image may be gone (a `gateway clean --all`): it is checked again before the next attempt.
+      if (launch) forgetImage(live.container);
+      return this.failAttempt(name, live, reason, 'ConnectFailed', answering);
     }
     live.connecting = undefined;
     if (this.stopping || !this.isCurrent(name, spec)) {
@@ -358,13 +361,18 @@ export class Reconciler<C extends BackendHandle> {
     live.retryAt = 0;
     live.conflict = null;
     const ms = Math.round(performance.now() - started);
+    const container = conn.container;
+    const running: ConditionUpdate[] = container
+      ? [{ type: 'ContainerRunning', status: true, reason: 'Running', message: `${container.runtime} container ${container.id.slice(0, 12)}` }]
+      : [];
     this.d.status.update(
       name,
       {
         state: 'connected',
         error: null,
         reconnectsAnswered: answering,
-        conditions: [{ type: 'Ready', status: true, reason: 'Connected', message: `connected in ${ms} ms` }],
+        ...(container ? { container } : {}),
+        conditions: [...running, { type: 'Ready', status: true, reason: 'Connected', message: `connected in ${ms} ms` }],
       },
       'connected',
     );
@@ -379,6 +387,28 @@ export class Reconciler<C extends BackendHandle> {
     // A fresh connection is checked at once, not one interval later: its record shows real health from the start.
     void this.d.prober.probe(name, conn);
     return { requeueAfterMs: this.d.backoff.stableAfterMs };
+  }
+
+  /** Records a failed attempt (connect, image, runtime) and schedules the next one after the backoff. */
+  private failAttempt(name: string, live: Live<C>, reason: string, conditionReason: string, answering: number): ReconcileResult {
+    // A reconnect asked for while this attempt ran is a fresh start: its failure counts from zero.
+    if (this.d.desired.reconnectRequested(name) > answering) this.d.backoff.forget(name);
+    const attempt = this.d.backoff.failures(name) + 1;
+    const delay = this.d.backoff.when(name);
+    live.retryAt = this.now() + delay;
+    this.d.status.update(
+      name,
+      {
+        state: 'disconnected',
+        error: reason,
+        reconnectsAnswered: answering,
+        conditions: [{ type: 'Ready', status: false, reason: conditionReason, message: this.retryMessage(name, reason, delay) }],
+      },
+      reason,
+    );
+    this.d.events.emit({ stage: 'error', backend: name, severity: 'error', message: `${name} failed to connect: ${reason}`, details: { attempt } });
+    this.announceRetry(name, delay, live.retryAt);
+    return { requeueAfterMs: delay };
   }
 
   /** Whether `spec` still describes the connection desired state asks for. */
@@ -397,21 +427,29 @@ export class Reconciler<C extends BackendHandle> {
     this.d.serving.detach(name, { remember: reason !== 'Disabled' });
     this.d.status.update(name, { state: 'disconnecting' });
     await conn.close();
+    const gone = this.containerGone(name, 'Stopped', why);
     this.d.status.update(
       name,
       {
         state: 'disconnected',
         error: null,
         health: { status: 'unknown', latency_ms: null },
-        conditions: [{ type: 'Ready', status: false, reason, message: why }],
+        ...gone.patch,
+        conditions: [...gone.conditions, { type: 'Ready', status: false, reason, message: why }],
       },
       why,
     );
     this.d.events.emit({ stage: 'disconnected', backend: name, message: `${name} disconnected: ${why}` });
   }
 
+  /** The status patch for a container that stopped (nothing when the backend ran in none). */
+  private containerGone(name: string, reason: string, message: string): { patch: { container?: null }; conditions: ConditionUpdate[] } {
+    if (!this.d.view.get(name)?.container) return { patch: {}, conditions: [] };
+    return { patch: { container: null }, conditions: [{ type: 'ContainerRunning', status: false, reason, message }] };
+  }
+
   private register(name: string, spec: BackendSpec): Live<C> {
-    const live: Live<C> = { retryAt: 0, conflict: null };
+    const live: Live<C> = { retryAt: 0, conflict: null, container: {} };
     this.live.set(name, live);
     this.d.status.create(name, spec);
     this.d.events.emit({ stage: 'registered', backend: name, message: `backend ${name} (${spec.type}) registered` });

@@ -25,5 +25,6 @@ export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | und
     health: { ...status.health },
     conditions: status.conditions.map((c) => ({ ...c })),
     labels: { ...(status.spec.labels ?? {}) },
+    container: status.container && { ...status.container },
   };
 }

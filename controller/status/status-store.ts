@@ -30,8 +30,16 @@ export interface BackendStatus {
   readonly conditions: readonly Condition[];
   readonly health: Readonly<HealthView>;
   readonly shuttingDown: boolean;
-  /** The last manual reconnect request (see ReconnectRequests) a connect attempt has answered. */
+  /** The last manual reconnect request (see DesiredState) a connect attempt has answered. */
   readonly reconnectsAnswered: number;
+  /** The hardened container the backend runs in, once started; null for a process or an HTTP backend. */
+  readonly container: ContainerView | null;
+}
+
+export interface ContainerView {
+  id: string;
+  image: string;
+  runtime: string;
 }
 
 export interface StatusView {
@@ -49,6 +57,7 @@ export interface StatusPatch {
   health?: Partial<HealthView>;
   shuttingDown?: boolean;
   reconnectsAnswered?: number;
+  container?: ContainerView | null;
   conditions?: readonly ConditionUpdate[];
 }
 
@@ -94,6 +103,7 @@ export function createStatusStore(events: EventBus): { view: StatusView; writer:
         health: Object.freeze({ status: 'unknown', last_check: null, latency_ms: null }),
         shuttingDown: false,
         reconnectsAnswered: 0,
+        container: null,
       } satisfies BackendStatus);
       byName.set(name, status);
       changed(name);
@@ -116,6 +126,7 @@ export function createStatusStore(events: EventBus): { view: StatusView; writer:
         health: patch.health ? Object.freeze({ ...before.health, ...patch.health }) : before.health,
         shuttingDown,
         reconnectsAnswered: patch.reconnectsAnswered ?? before.reconnectsAnswered,
+        container: patch.container === undefined ? before.container : patch.container && Object.freeze({ ...patch.container }),
       });
       byName.set(name, after);
       if (after.phase !== before.phase) {

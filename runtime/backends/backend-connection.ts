@@ -21,7 +21,7 @@ import {
 import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import { BackendUnavailableError } from '../../schemas/errors.js';
-import { createTransport } from '../transports/create-transport.js';
+import { createTransport, type LaunchedTransport } from '../transports/create-transport.js';
 import type { OrderedDeliveryTransport } from '../transports/ordered-delivery.js';
 import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
@@ -87,6 +87,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     spec: BackendSpec,
     private readonly bridge: BackendBridge,
     private readonly log: Logger,
+    /** Makes the transport instead of the spec (a stdio backend's hardened container). */
+    private readonly launch?: () => LaunchedTransport,
   ) {
     super();
     this.name = name;
@@ -111,15 +113,24 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     return (this.transport?.inner as { pid?: number } | undefined)?.pid;
   }
 
+  /** The container this backend runs in, once started: `{ id, image, runtime }` (undefined for a process or an HTTP backend). */
+  get container(): { id: string; image: string; runtime: string } | undefined {
+    return (this.transport?.inner as { info?: { id: string; image: string; runtime: string } } | undefined)?.info;
+  }
+
   /** Connects, initializes and loads the catalog, within the connect timeout. */
   async connect(): Promise<void> {
     const timeoutMs = this.connectTimeoutMs;
-    const transport = createTransport(this.spec, {
-      onstderr: (line) => this.log.debug({ backend: this.name, stream: 'stderr' }, line),
-      onexit: ({ code, signal }) => {
-        this.exitReason = signal ? `process killed by ${signal}` : `process exited with code ${code}`;
+    const transport = createTransport(
+      this.spec,
+      {
+        onstderr: (line) => this.log.debug({ backend: this.name, stream: 'stderr' }, line),
+        onexit: ({ code, signal }) => {
+          this.exitReason = signal ? `process killed by ${signal}` : `process exited with code ${code}`;
+        },
       },
-    });
+      this.launch,
+    );
     this.transport = transport;
     const client = new Client(
       { name: GATEWAY_NAME, version: GATEWAY_VERSION },

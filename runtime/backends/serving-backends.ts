@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import { BackendConnection, type BackendBridge } from './backend-connection.js';
+import type { LaunchedTransport } from '../transports/create-transport.js';
 import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type RouteTable } from '../routing/route-table.js';
 import { listResultJson } from '../transports/json-rpc.js';
 import type { BackendCatalog } from './backend-catalog.js';
@@ -45,8 +46,8 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     this.rebuild();
   }
 
-  create(name: string, spec: BackendSpec): BackendConnection {
-    return new BackendConnection(name, spec, this.bridge, this.log);
+  create(name: string, spec: BackendSpec, launch?: () => LaunchedTransport): BackendConnection {
+    return new BackendConnection(name, spec, this.bridge, this.log, launch);
   }
 
   /** Puts a connected backend into service. */

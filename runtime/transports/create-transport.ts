@@ -14,9 +14,20 @@ export interface TransportHooks {
   onexit?: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void;
 }
 
-/** A client transport for the backend, wrapped so that notifications are never overtaken by their result. */
-export function createTransport(spec: BackendSpec, hooks: TransportHooks = {}): OrderedDeliveryTransport {
-  return new OrderedDeliveryTransport(createRawTransport(spec, hooks));
+/** A transport made elsewhere (a stdio backend's container): it reports stderr and exit like a process does. */
+export type LaunchedTransport = Transport & TransportHooks;
+
+/**
+ * A client transport for the backend, wrapped so that notifications are never
+ * overtaken by their result. `launch`, when given, makes the transport (a
+ * container for a stdio backend); otherwise the spec decides.
+ */
+export function createTransport(spec: BackendSpec, hooks: TransportHooks = {}, launch?: () => LaunchedTransport): OrderedDeliveryTransport {
+  if (!launch) return new OrderedDeliveryTransport(createRawTransport(spec, hooks));
+  const raw = launch();
+  raw.onstderr = hooks.onstderr;
+  raw.onexit = hooks.onexit;
+  return new OrderedDeliveryTransport(raw);
 }
 
 function createRawTransport(spec: BackendSpec, hooks: TransportHooks): Transport {

@@ -39,6 +39,8 @@ export async function startGateway(config: Record<string, unknown>, opts: Gatewa
     ...config,
     // Audit settings are merged, so a test can turn one on without losing the temp-dir file.
     audit: { file: join(dir, 'audit.jsonl'), ...(config.audit as Record<string, unknown> | undefined) },
+    // Bare processes unless a test asks for containers: a Podman socket on a developer's machine must not change other tests.
+    containers: { enabled: false, ...(config.containers as Record<string, unknown> | undefined) },
   };
   const writeConfig = (c: Record<string, unknown>) => writeFileSync(configPath, stringify(c));
   writeConfig(withDefaults);

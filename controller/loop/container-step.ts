@@ -1,0 +1,97 @@
+/**
+ * The container steps of a stdio backend, taken before it connects: decide
+ * whether it runs in a hardened container, make sure its image exists (one
+ * step of its own, condition `ImageReady`), and hand the connect step the
+ * launcher that starts the container (condition `ContainerRunning` once up).
+ *
+ * Under `containers.enabled: auto` a backend with no runtime, or whose base
+ * image can be neither found nor pulled, runs as a bare process; the
+ * `ContainerRunning` condition (reason `BareProcess`) says so and why. Under
+ * `true` it fails instead, never falling back.
+ */
+import type { StdioBackendSpec } from '../../schemas/config.js';
+import type { ContainerManager, EnsuredImage } from '../../runtime/containers/container-manager.js';
+import { ContainerError } from '../../runtime/containers/errors.js';
+import type { LaunchedTransport } from '../../runtime/transports/create-transport.js';
+import type { StatusView, StatusWriter } from '../status/status-store.js';
+import type { EventBus } from '../event-bus.js';
+
+/** What the container steps remember of a backend between reconciles. */
+export interface ContainerMemory {
+  /** The image ensured for the current plan (its identity: the content hash, or `container.image`). */
+  image?: { key: string; image: EnsuredImage };
+  /** The plan whose base image was unavailable under `auto`: it runs bare until the plan changes. */
+  bareFor?: string;
+}
+
+export type ContainerManagerPort = Pick<ContainerManager, 'placement' | 'ensureImage' | 'fallbackReason' | 'createTransport'>;
+
+export type ContainerStepResult =
+  /** Connect now, with this launcher (undefined: as a bare process). */
+  | { next: 'connect'; launch?: () => LaunchedTransport; inContainer: boolean }
+  /** A step was taken (the image): look again at once. */
+  | { next: 'requeue' }
+  /** It cannot run: the caller records it as a failure with this reason and backs off. */
+  | { next: 'fail'; reason: string; message: string };
+
+export interface ContainerStepDeps {
+  containers: ContainerManagerPort;
+  status: StatusWriter;
+  view: StatusView;
+  events: EventBus;
+}
+
+export async function containerStep(d: ContainerStepDeps, name: string, spec: StdioBackendSpec, memory: ContainerMemory): Promise<ContainerStepResult> {
+  const placement = d.containers.placement(name, spec);
+  if (placement.mode === 'failed') return { next: 'fail', reason: placement.error.reason, message: placement.error.message };
+  if (placement.mode === 'process') {
+    if (placement.warn) recordBare(d, name, placement.reason);
+    return { next: 'connect', inContainer: false };
+  }
+  const key = placement.plan.build?.hash ?? placement.plan.image ?? '';
+  if (memory.bareFor === key) return { next: 'connect', inContainer: false };
+  if (memory.image?.key !== key) {
+    d.status.update(
+      name,
+      {
+        conditions: [
+          { type: 'ImageReady', status: false, reason: 'Preparing', message: `making sure the image for ${name} exists (built when missing)` },
+          { type: 'Ready', status: false, reason: 'BuildingImage', message: 'preparing the container image' },
+        ],
+      },
+      'preparing the image',
+    );
+    try {
+      const image = await d.containers.ensureImage(placement.plan);
+      memory.image = { key, image };
+      memory.bareFor = undefined;
+      d.status.update(name, {
+        conditions: [{ type: 'ImageReady', status: true, reason: image.built ? 'Built' : 'Present', message: image.image }],
+      });
+      if (image.built) d.events.emit({ stage: 'image_built', backend: name, message: `${name}: image ${image.image} built` });
+    } catch (err) {
+      const fallback = d.containers.fallbackReason(placement, err);
+      const reason = err instanceof ContainerError ? err.reason : 'ImageBuildFailed';
+      const message = (err as Error).message;
+      d.status.update(name, { conditions: [{ type: 'ImageReady', status: false, reason, message }] });
+      if (!fallback) return { next: 'fail', reason, message };
+      memory.bareFor = key;
+      recordBare(d, name, fallback);
+    }
+    return { next: 'requeue' };
+  }
+  const image = memory.image.image;
+  return { next: 'connect', inContainer: true, launch: () => d.containers.createTransport(name, spec, placement.plan, image) };
+}
+
+/** After a failed connect in a container: the image may be gone (a `gateway clean --all`): check it again next time. */
+export function forgetImage(memory: ContainerMemory): void {
+  memory.image = undefined;
+}
+
+function recordBare(d: ContainerStepDeps, name: string, why: string): void {
+  const known = d.view.get(name)?.conditions.find((c) => c.type === 'ContainerRunning');
+  if (known?.reason === 'BareProcess' && known.message === why) return;
+  d.status.update(name, { container: null, conditions: [{ type: 'ContainerRunning', status: false, reason: 'BareProcess', message: why }] });
+  d.events.emit({ stage: 'container_fallback', backend: name, severity: 'warning', message: `${name}: ${why}` });
+}
