@@ -1,0 +1,50 @@
+/**
+ * Stopping a session by its pid: SIGTERM and a graceful wait, then SIGKILL;
+ * or SIGKILL at once (`--force`). Waiting watches /proc, so a killed server
+ * that nobody reaps (a zombie) counts as stopped.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { processRuns } from './process-state.js';
+import { removeIfUnchanged, type FoundSession } from './session-files.js';
+
+export interface StopOutcome {
+  name: string;
+  pid: number;
+  /** How it ended: it stopped on SIGTERM, it was killed after the timeout, or killed at once. */
+  how: 'terminated' | 'killed-after-timeout' | 'killed';
+}
+
+export async function stopSession(s: FoundSession, opts: { force: boolean; timeoutMs: number }): Promise<StopOutcome> {
+  const { pid, name } = s.record;
+  const startedAt = new Date(s.record.started_at);
+  const runs = () => processRuns(pid, startedAt);
+  let how: StopOutcome['how'] = 'killed';
+  if (!opts.force) {
+    signal(pid, 'SIGTERM');
+    how = (await waitUntil(() => !runs(), opts.timeoutMs)) ? 'terminated' : 'killed-after-timeout';
+  }
+  if (how !== 'terminated') {
+    signal(pid, 'SIGKILL');
+    await waitUntil(() => !runs(), 10_000);
+  }
+  // A graceful stop removes its own file; a killed server cannot.
+  removeIfUnchanged(s);
+  return { name, pid, how };
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() >= deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
