@@ -7,10 +7,7 @@
 import { Command, Option } from 'clipanion';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import { Gateway, type LogFormat } from '../../api/gateway.js';
-import { GatewayError } from '../../schemas/errors.js';
-import { redactor } from '../../runtime/observability/logging/redactor.js';
-import { flushLogsSync } from '../../runtime/observability/logging/logger.js';
+import type { Gateway, LogFormat } from '../../api/gateway.js';
 import { claimName, precheckName, releaseOnExit, SessionNameTaken } from '../sessions/server-session.js';
 import { DEFAULT_SESSION_NAME, sessionNameProblem } from '../sessions/session-record.js';
 import { defaultLogFile, notifyDetachParent, startDetached, takeDetachedLogFile } from '../sessions/detach.js';
@@ -106,6 +103,13 @@ export class ServerCommand extends Command {
   }
 
   private async runForeground(): Promise<number> {
+    // Loaded here, not at the top: `gateway status`, `stop` and `--help` should not pay for the whole server.
+    const [{ Gateway }, { GatewayError }, { redactor }, { flushLogsSync }] = await Promise.all([
+      import('../../api/gateway.js'),
+      import('../../schemas/errors.js'),
+      import('../../runtime/observability/logging/redactor.js'),
+      import('../../runtime/observability/logging/logger.js'),
+    ]);
     const detachedLogFile = takeDetachedLogFile();
     let gateway: Gateway;
     try {

@@ -8,8 +8,8 @@ import pc from 'picocolors';
 export type Colors = ReturnType<typeof pc.createColors>;
 
 export function wantColor(stream: object, noColorFlag = false, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (noColorFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  if (noColorFlag || env.NO_COLOR) return false;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return true;
   return isTerminal(stream);
 }
 

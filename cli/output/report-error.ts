@@ -4,7 +4,6 @@
  * (exit 2). Anything else is a bug and keeps its stack.
  */
 import type { Writable } from 'node:stream';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, UnreachableError } from '../client/errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Colors } from './colors.js';
@@ -31,7 +30,7 @@ export function reportError(err: unknown, stderr: Writable, c: Colors): number {
     stderr.write(`Is it running? See \`gateway status\`; choose a server with -s URL or GATEWAY_URL.\n`);
     return EXIT.unreachable;
   }
-  if (err instanceof McpError) {
+  if (isMcpError(err)) {
     // The SDK's message already reads "MCP error <code>: …".
     stderr.write(`${c.red('Error:')} ${err.message}\n`);
     return EXIT.failure;
@@ -42,4 +41,9 @@ export function reportError(err: unknown, stderr: Writable, c: Colors): number {
   }
   stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
   return EXIT.failure;
+}
+
+/** The SDK's McpError (a JSON-RPC error answer), recognised without loading the SDK for every command. */
+function isMcpError(err: unknown): err is Error & { code: number } {
+  return err instanceof Error && err.name === 'McpError' && typeof (err as { code?: unknown }).code === 'number';
 }

@@ -4,7 +4,6 @@ import type { WriteStream } from 'node:tty';
 import { ClientCommand, type Io } from '../client-commands/client-command.js';
 import { buildClientCli } from '../client-commands/client-cli.js';
 import { isTerminal } from '../output/colors.js';
-import { runInteractive, runScript } from './repl.js';
 import type { LineContext } from './run-line.js';
 
 export class ReplCommand extends ClientCommand {
@@ -25,6 +24,7 @@ export class ReplCommand extends ClientCommand {
       stdout: this.context.stdout,
       stderr: this.context.stderr,
     };
+    const { runInteractive, runScript } = await import('./repl.js');
     const stdin = process.stdin;
     if (stdin.isTTY && isTerminal(this.context.stdout))
       return runInteractive({ ...ctx, client: io.client, cli: ctx.cli }, stdin, this.context.stdout as WriteStream);
