@@ -64,7 +64,7 @@ export class TmuxTerminal {
         timeoutMs,
       );
     } catch (err) {
-      throw new Error(`${(err as Error).message}\nscreen:\n${this.screen()}`);
+      throw new Error(`${(err as Error).message}\nscreen:\n${this.screen()}`, { cause: err });
     }
   }
 
