@@ -24,7 +24,8 @@ export function loadHistory(file: string): string[] {
   return dedupeNewestFirst(
     text
       .split('\n')
-      .filter((l) => l.trim() !== '')
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
       .reverse(),
   );
 }
@@ -34,7 +35,7 @@ const CARRIES_TOKEN = /(^|\s)(-t|--token)(\s|=|$)/;
 
 /** `entries` newest first (readline's order). */
 export function saveHistory(file: string, entries: string[]): void {
-  const lines = dedupeNewestFirst(entries.filter((e) => !CARRIES_TOKEN.test(e))).reverse();
+  const lines = dedupeNewestFirst(entries.map((e) => e.trim()).filter((e) => e !== '' && !CARRIES_TOKEN.test(e))).reverse();
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, lines.length ? `${lines.join('\n')}\n` : '', { mode: 0o600 });

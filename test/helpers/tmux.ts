@@ -33,15 +33,16 @@ export class TmuxTerminal {
 
   /** Literal text (no key-name lookup). */
   type(text: string): void {
-    this.tmux('send-keys', '-l', text);
+    this.tmux('send-keys', '-l', '--', text);
   }
 
   screen(): string {
-    return this.tmux('capture-pane', '-p');
+    // -N keeps trailing spaces: a completed word ends in one.
+    return this.tmux('capture-pane', '-p', '-N');
   }
 
   lines(): string[] {
-    return this.screen().split('\n');
+    return this.screen().replace(/\n$/, '').split('\n');
   }
 
   /** The screen's last non-empty line (the status line of the REPL). */
