@@ -5,10 +5,17 @@
  */
 import { buildClientCli } from './client-commands/client-cli.js';
 import { ReplCommand } from './repl/repl-command.js';
-import { wantColor } from './output/colors.js';
+import { colors, wantColor } from './output/colors.js';
+import { programHelp } from './repl/help.js';
 import { runCli } from './run-cli.js';
 
 const argv = process.argv.slice(2);
-const cli = buildClientCli(wantColor(process.stdout, argv.includes('--no-color')));
+const colored = wantColor(process.stdout, argv.includes('--no-color'));
+const cli = buildClientCli(colored);
 cli.register(ReplCommand);
-void runCli(cli, argv).then((code) => (process.exitCode = code));
+if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h')) {
+  // With a default command (the REPL) clipanion would describe only that one: list them all.
+  process.stdout.write(programHelp(cli, colors(colored)));
+} else {
+  void runCli(cli, argv).then((code) => (process.exitCode = code));
+}

@@ -4,22 +4,38 @@ import type { ClientContext } from '../client-commands/client-command.js';
 import { CLIENT_COMMANDS } from '../client-commands/index.js';
 import type { Colors } from '../output/colors.js';
 
+/** `gateway-client --help`: the same list, introduced for the command line. */
+export function programHelp(cli: Cli<ClientContext>, c: Colors): string {
+  return [
+    `${c.bold('gateway-client')}: manage a running MCP gateway through its management API.`,
+    '',
+    `  $ gateway-client [-s URL] [-t TOKEN] [-o table|json|yaml] [--no-color] <command>`,
+    `  $ gateway-client            ${c.dim('(no command: interactive shell on a terminal, one command per line otherwise)')}`,
+    `  $ gateway-client <command> --help`,
+    helpText(cli, [], c),
+  ].join('\n');
+}
+
 export function helpText(cli: Cli<ClientContext>, words: string[], c: Colors): string {
   if (words.length > 0) {
     const command = CLIENT_COMMANDS.find((cls) => cls.paths?.some((p) => p.join(' ') === words.join(' ')));
     if (command) return cli.usage(command, { detailed: true, colored: cli.enableColors });
     return `No command "${words.join(' ')}". Type help for the list.\n`;
   }
-  const defs = cli.definitions().filter((d) => d.category);
-  const width = Math.max(...defs.map((d) => d.path.length)) - 'gateway-client '.length;
+  // Grouped by category in the order categories first appear; arguments shown as <name>.
+  const entries = cli
+    .definitions()
+    .filter((d) => d.category)
+    .map((d) => ({
+      category: d.category!.trim(),
+      words: d.path.replace(/^gateway-client /, '') + (d.usage.match(/ <[^>]+>/g) ?? []).join(''),
+      description: (d.description ?? '').trim(),
+    }));
+  const width = Math.max(...entries.map((e) => e.words.length), 'exit, quit, Ctrl-D'.length);
   const lines: string[] = [];
-  let category: string | undefined;
-  for (const d of defs) {
-    if (d.category !== category) {
-      category = d.category;
-      lines.push('', c.bold(category ?? ''));
-    }
-    lines.push(`  ${d.path.replace(/^gateway-client /, '').padEnd(width)}  ${d.description ?? ''}`);
+  for (const category of [...new Set(entries.map((e) => e.category))]) {
+    lines.push('', c.bold(category));
+    for (const e of entries.filter((x) => x.category === category)) lines.push(`  ${e.words.padEnd(width)}  ${e.description}`);
   }
   lines.push(
     '',
