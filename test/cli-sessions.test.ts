@@ -233,7 +233,7 @@ describe('cli: foreground server sessions and banner', { timeout: 120_000 }, () 
     for (const line of first.out().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
 
     const second = start([]);
-    await waitFor(() => /Session\s+default-2\b/.test(second.out()), 'the second server to take default-2');
+    await waitFor(() => /session default-2 \(stop with: gateway stop default-2\)/.test(second.out()), 'the second server to take default-2');
     const sessions = await statusJson(sb);
     expect(sessions.map((s) => [s.name, s.pid, s.log_file])).toEqual([
       ['default', first.child.pid, null],

@@ -21,24 +21,13 @@ export function buildArguments(pairs: string[] | undefined, json: string | undef
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageFailure('--json must be a JSON object');
     args = { ...(parsed as Record<string, unknown>) };
   }
-  for (const pair of pairs ?? []) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageFailure(`--arg expects key=value, got "${pair}"`);
-    const key = pair.slice(0, eq);
-    args[key] = typed(pair.slice(eq + 1), schema?.properties?.[key]?.type);
-  }
+  for (const [key, value] of (pairs ?? []).map(splitPair)) args[key] = typed(value, schema?.properties?.[key]?.type);
   return args;
 }
 
 /** Prompt arguments are strings by protocol. */
 export function buildStringArguments(pairs: string[] | undefined): Record<string, string> {
-  const args: Record<string, string> = {};
-  for (const pair of pairs ?? []) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new UsageFailure(`--arg expects key=value, got "${pair}"`);
-    args[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return args;
+  return Object.fromEntries((pairs ?? []).map(splitPair));
 }
 
 function typed(text: string, type: unknown): unknown {
@@ -50,4 +39,10 @@ function typed(text: string, type: unknown): unknown {
     if (types.length > 0) throw new UsageFailure(`"${text}" is not a valid ${types.join(' or ')} (write it as JSON)`);
     return text;
   }
+}
+
+function splitPair(pair: string): [string, string] {
+  const eq = pair.indexOf('=');
+  if (eq <= 0) throw new UsageFailure(`--arg expects key=value, got "${pair}"`);
+  return [pair.slice(0, eq), pair.slice(eq + 1)];
 }

@@ -38,5 +38,3 @@ export interface RegistryInstall {
   entry: RegistryServer;
   reload: Reload;
 }
-
-export type { ErrorBody as ApiErrorBody } from '../../schemas/api.js';

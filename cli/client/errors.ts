@@ -34,3 +34,15 @@ export function networkReason(err: unknown): string {
   if (e.name === 'TimeoutError') return 'timed out';
   return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
 }
+
+/** The API's error body from an answer's text, or one made from the status when a proxy or another server answered. */
+export function errorBodyOf(status: number, statusText: string, text: string): ErrorBody {
+  let b: Partial<ErrorBody> | undefined;
+  try {
+    b = JSON.parse(text) as Partial<ErrorBody>;
+  } catch {
+    b = undefined;
+  }
+  if (b && typeof b.error === 'string' && typeof b.message === 'string') return { error: b.error, message: b.message, details: b.details ?? {} };
+  return { error: `http_${status}`, message: text.trim().slice(0, 200) || statusText, details: {} };
+}

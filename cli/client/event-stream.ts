@@ -9,7 +9,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ManagementClient } from './management-client.js';
 import type { EventRecord } from './api-types.js';
-import { ApiError, networkReason, UnreachableError } from './errors.js';
+import { ApiError, errorBodyOf, networkReason, UnreachableError } from './errors.js';
 
 export interface EventStreamHandlers {
   onEvent(event: EventRecord): void;
@@ -58,16 +58,7 @@ async function readStream(client: ManagementClient, handlers: EventStreamHandler
     if (signal.aborted) throw err;
     throw new UnreachableError(client.baseUrl, networkReason(err));
   }
-  if (!res.ok || !res.body) {
-    const text = await res.text().catch(() => '');
-    let body: { error?: string; message?: string } = {};
-    try {
-      body = JSON.parse(text) as typeof body;
-    } catch {
-      // not JSON
-    }
-    throw new ApiError(res.status, { error: body.error ?? `http_${res.status}`, message: body.message ?? res.statusText, details: {} }, url);
-  }
+  if (!res.ok || !res.body) throw new ApiError(res.status, errorBodyOf(res.status, res.statusText, await res.text().catch(() => '')), url);
   opened();
   handlers.onOpen?.();
   const messages = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());

@@ -4,7 +4,7 @@
  * is, or throws ApiError (the server said no) or UnreachableError (nothing
  * answered). Used by gateway-client, its REPL and the TUI.
  */
-import { ApiError, networkReason, UnreachableError } from './errors.js';
+import { ApiError, errorBodyOf, networkReason, UnreachableError } from './errors.js';
 import type * as T from './api-types.js';
 
 export interface ManagementClientOptions {
@@ -65,9 +65,8 @@ export class ManagementClient {
       throw new UnreachableError(this.baseUrl, networkReason(err));
     }
     const text = await res.text();
-    const json = parseJson(text);
-    if (!res.ok) throw new ApiError(res.status, errorBody(res, json, text), url);
-    return json as R;
+    if (!res.ok) throw new ApiError(res.status, errorBodyOf(res.status, res.statusText, text), url);
+    return (text ? JSON.parse(text) : undefined) as R;
   }
 
   // --- monitoring ---
@@ -100,20 +99,4 @@ export class ManagementClient {
   callTool = (tool: string, args: Record<string, unknown>, signal?: AbortSignal) =>
     this.request<T.ToolCall>('POST', '/tools/call', { body: { tool, arguments: args }, signal, timeoutMs: null });
   readResource = (uri: string, signal?: AbortSignal) => this.request<T.ResourceRead>('POST', '/resources/read', { body: { uri }, signal, timeoutMs: null });
-}
-
-function parseJson(text: string): unknown {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The API's error body, or one made from the status when a proxy or another server answered. */
-function errorBody(res: Response, json: unknown, text: string): T.ApiErrorBody {
-  const b = json as Partial<T.ApiErrorBody> | undefined;
-  if (b && typeof b.error === 'string' && typeof b.message === 'string') return { error: b.error, message: b.message, details: b.details ?? {} };
-  return { error: `http_${res.status}`, message: text.trim().slice(0, 200) || res.statusText, details: {} };
 }

@@ -1,6 +1,7 @@
 /**
  * What `gateway server` prints once it listens: a few aligned lines for a
- * person, or, with `--log-format json`, one JSON line like the log lines
+ * person (unchanged since the first release: scripts read them), or, with
+ * `--log-format json`, one JSON line like the log lines
  * around it (pino's `level` and `time`), so a log collector can parse the
  * whole output. Field names are documented in docs/cli.md.
  */
@@ -18,7 +19,6 @@ export function textBanner(b: BannerInfo): string {
     `  Streamable HTTP  ${b.url}/mcp`,
     `  SSE              ${b.url}/sse`,
     `  Management API   ${b.url}/manage/v1`,
-    `  Session          ${b.session} (stop with: gateway stop ${b.session})`,
     '',
   ].join('\n');
 }

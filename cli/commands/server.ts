@@ -146,6 +146,7 @@ export class ServerCommand extends Command {
       return 1;
     }
     const release = releaseOnExit(session);
+    gateway.logger.info({ session }, `session ${session} (stop with: gateway stop ${session})`);
     // Start-up lines may still sit in the log buffer; they belong before the banner.
     flushLogsSync();
     const banner = { url: gateway.url, session, pid: process.pid };

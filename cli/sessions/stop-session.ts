@@ -27,7 +27,9 @@ export async function stopSession(s: FoundSession, opts: { force: boolean; timeo
     signal(pid, 'SIGKILL');
     await waitUntil(() => !runs(), 10_000);
   }
-  // A graceful stop removes its own file; a killed server cannot.
+  // A graceful stop removes its own file; a killed server cannot. (A killed
+  // server cannot remove its backend containers either: that clean-up belongs
+  // here too once containers carry a session owner label.)
   removeIfUnchanged(s);
   return { name, pid, how };
 }

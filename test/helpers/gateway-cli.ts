@@ -1,7 +1,7 @@
 /**
  * Runs the real command line (`node dist/cli/gateway.js server …`) as a child
  * process, captures everything it prints, and finds the bound URL in its
- * start banner (`--port 0` picks a free port; the banner shows the real one).
+ * start banner, text or JSON (`--port 0` picks a free port; the banner shows the real one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -62,7 +62,8 @@ export async function startGatewayCli(opts: StartCliOptions): Promise<GatewayPro
       reject(new Error(`gateway did not print its banner within ${opts.timeoutMs ?? 30_000} ms\nstdout:\n${out}\nstderr:\n${err}`));
     }, opts.timeoutMs ?? 30_000);
     const check = () => {
-      const m = /Streamable HTTP\s+(http:\/\/\S+)\/mcp/.exec(out);
+      // The text banner, or with --log-format json its JSON line ({"msg":"listening","url":…}).
+      const m = /Streamable HTTP\s+(http:\/\/\S+)\/mcp/.exec(out) ?? /"msg":"listening".*?"url":"(http:\/\/[^"]+)"/.exec(out);
       if (!m) return;
       cleanup();
       resolve(m[1]);
