@@ -1,4 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export default defineConfig({
   test: {
@@ -9,5 +11,7 @@ export default defineConfig({
     maxWorkers: 2,
     pool: 'forks',
     reporters: ['default', './test/summary-reporter.ts'],
+    // Servers started by tests write session files: keep them out of the user's state directory.
+    env: { GATEWAY_STATE_DIR: join(tmpdir(), `mcp-gateway-test-state-${process.pid}`) },
   },
 });

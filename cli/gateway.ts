@@ -6,12 +6,24 @@ import { ServerCommand } from './commands/server.js';
 import { ConfigValidateCommand } from './commands/config-validate.js';
 import { BuildCommand } from './commands/build.js';
 import { CleanCommand } from './commands/clean.js';
+import { StatusCommand } from './commands/status.js';
+import { StopCommand } from './commands/stop.js';
+import { runCli } from './run-cli.js';
+import { wantColor } from './output/colors.js';
 
-const cli = new Cli({ binaryLabel: 'MCP gateway', binaryName: 'gateway', binaryVersion: GATEWAY_VERSION });
+const cli = new Cli({
+  binaryLabel: 'MCP gateway',
+  binaryName: 'gateway',
+  binaryVersion: GATEWAY_VERSION,
+  // clipanion colours its help whenever the terminal type could, even into a pipe.
+  enableColors: wantColor(process.stdout),
+});
 cli.register(ServerCommand);
+cli.register(StatusCommand);
+cli.register(StopCommand);
 cli.register(ConfigValidateCommand);
 cli.register(BuildCommand);
 cli.register(CleanCommand);
 cli.register(Builtins.HelpCommand);
 cli.register(Builtins.VersionCommand);
-void cli.runExit(process.argv.slice(2));
+void runCli(cli, process.argv.slice(2)).then((code) => (process.exitCode = code));

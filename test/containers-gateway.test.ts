@@ -12,6 +12,11 @@ import { ensureTestBase, skipWithoutPodman, startTestPodman, TEST_NODE_BASE, typ
 import { hardeningBackend } from './helpers/container-backends.js';
 import { waitFor } from './helpers/core-util.js';
 import { fixtureCommand } from './fixtures/spawn.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { CLIENT_BIN, GATEWAY_BIN, runBin } from './helpers/cli-run.js';
 
 const BUILD_TIMEOUT = 240_000;
 
@@ -125,4 +130,50 @@ describe.skipIf(skipWithoutPodman)('container policy at the gateway', () => {
       await h.close();
     }
   });
+});
+
+describe.skipIf(skipWithoutPodman)('the command line and containers', () => {
+  let podman: TestPodman;
+  beforeAll(async () => {
+    podman = await startTestPodman();
+    await ensureTestBase(podman.runtime);
+  }, BUILD_TIMEOUT);
+  afterAll(async () => podman?.stop());
+
+  it('gateway-client containers list shows the backend; gateway stop --force kills the server and removes its containers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-force-'));
+    const config = join(dir, 'gateway.yaml');
+    writeFileSync(
+      config,
+      stringify({
+        audit: { enabled: false },
+        containers: { enabled: true, socket: podman.socket, base_images: { node: TEST_NODE_BASE } },
+        backends: { forced: hardeningBackend() },
+      }),
+    );
+    const env = { GATEWAY_STATE_DIR: join(dir, 'state'), GATEWAY_URL: '' };
+    const started = await runBin(GATEWAY_BIN, ['server', '-d', '--name', 'boxed', '--config', config, '--port', '0'], { env });
+    expect(started.code, started.stderr).toBe(0);
+    const pid = Number(/\(pid (\d+)\)/.exec(started.stdout)![1]);
+    try {
+      const list = await runBin(CLIENT_BIN, ['containers', 'list', '--socket', podman.socket, '-o', 'json'], { env });
+      expect(list.code, list.stderr).toBe(0);
+      const ours = (JSON.parse(list.stdout) as Array<{ Labels?: Record<string, string> }>).filter((c) => c.Labels?.['mcp-gateway.backend'] === 'forced');
+      expect(ours).toHaveLength(1);
+      expect(ours[0]!.Labels!['mcp-gateway.owner']).toMatch(new RegExp(`/${pid}/`));
+
+      const stop = await runBin(GATEWAY_BIN, ['stop', 'boxed', '--force'], { env });
+      expect(stop.code, stop.stderr).toBe(0);
+      const after = await runBin(CLIENT_BIN, ['containers', 'list', '--socket', podman.socket, '-o', 'json'], { env });
+      expect((JSON.parse(after.stdout) as Array<{ Labels?: Record<string, string> }>).filter((c) => c.Labels?.['mcp-gateway.backend'] === 'forced')).toEqual(
+        [],
+      );
+    } finally {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // stopped
+      }
+    }
+  }, 120_000);
 });

@@ -3,8 +3,6 @@
  * schema (with env expansion) and exits non-zero listing every problem.
  */
 import { Command, Option } from 'clipanion';
-import { loadConfigFile } from '../../controller/config/config-loader.js';
-import { ConfigError } from '../../schemas/errors.js';
 
 export class ConfigValidateCommand extends Command {
   static override paths = [['config', 'validate']];
@@ -17,6 +15,8 @@ export class ConfigValidateCommand extends Command {
   file = Option.String({ required: true });
 
   async execute(): Promise<number> {
+    // Loaded on use: the validator is the expensive part of starting `gateway`.
+    const [{ loadConfigFile }, { ConfigError }] = await Promise.all([import('../../controller/config/config-loader.js'), import('../../schemas/errors.js')]);
     try {
       const { config } = loadConfigFile(this.file);
       this.context.stdout.write(`${this.file}: valid (${Object.keys(config.backends).length} backends)\n`);

@@ -1,19 +1,29 @@
-/** `gateway server`: run the gateway in the foreground until SIGINT/SIGTERM or POST /shutdown. */
+/**
+ * `gateway server`: run the gateway in the foreground until SIGINT/SIGTERM or
+ * POST /shutdown, or with `--detach` in the background. Either way the
+ * running server owns a session file (cli/sessions/) for `gateway status`
+ * and `gateway stop`.
+ */
 import { Command, Option } from 'clipanion';
-import { Gateway, type LogFormat } from '../../api/gateway.js';
-import { GatewayError } from '../../schemas/errors.js';
-import { redactor } from '../../runtime/observability/logging/redactor.js';
-import { GATEWAY_VERSION } from '../../runtime/version.js';
-import { flushLogsSync } from '../../runtime/observability/logging/logger.js';
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import type { Gateway, LogFormat } from '../../api/gateway.js';
+import { claimName, precheckName, releaseOnExit, SessionNameTaken } from '../sessions/server-session.js';
+import { DEFAULT_SESSION_NAME, sessionNameProblem } from '../sessions/session-record.js';
+import { defaultLogFile, notifyDetachParent, startDetached, takeDetachedLogFile } from '../sessions/detach.js';
+import { jsonBanner, textBanner } from './server-banner.js';
 
 export class ServerCommand extends Command {
   static override paths = [['server']];
   static override usage = Command.Usage({
     description: 'Start the gateway',
-    details: 'Reads the config (--config, else config.yaml or config.yml in the working directory), connects every backend and serves MCP on /mcp and /sse.',
+    details:
+      'Reads the config (--config, else config.yaml or config.yml in the working directory), connects every backend and serves MCP on /mcp and /sse. ' +
+      'With --detach it runs in the background and returns once it listens. Each running server is a named session (see `gateway status`).',
     examples: [
       ['Start on the default address', 'gateway server'],
       ['Another config and port', 'gateway server --config my.yaml --port 9100 -v'],
+      ['In the background, as session "dev"', 'gateway server -d --name dev --port 9100'],
     ],
   });
 
@@ -22,30 +32,92 @@ export class ServerCommand extends Command {
   port = Option.String('--port,-p', { description: 'Listen port (default from config, 9000)' });
   logLevel = Option.String('--log-level', { description: 'trace, debug, info, warn, audit, error, fatal or silent' });
   logFormat = Option.String('--log-format', {
-    description: 'Console log format: pretty (for a person) or json (JSON lines); default pretty when stdout is a terminal, else json',
+    description: 'Console log format: pretty (for a person) or json (JSON lines, the start-up banner too); default pretty when stdout is a terminal, else json',
   });
   verbose = Option.Counter('-v,--verbose', 0, { description: '-v: backend connection progress; -vv: also full backend process output' });
+  detach = Option.Boolean('-d,--detach', false, { description: 'Run in the background; returns once the server listens (exit 1 with its error otherwise)' });
+  name = Option.String('--name', {
+    description: `Session name (default "${DEFAULT_SESSION_NAME}"; a foreground server without --name takes the next free default-N)`,
+  });
+  logFile = Option.String('--log-file', { description: 'With --detach: where the output goes (default <state>/logs/<name>.log)' });
 
   async execute(): Promise<number> {
+    const problem = this.usageProblem();
+    if (problem) {
+      this.context.stderr.write(`${problem}\n`);
+      return 2;
+    }
+    if (this.detach) return this.runDetached();
+    return this.runForeground();
+  }
+
+  private usageProblem(): string | undefined {
     const port = this.port === undefined ? undefined : Number(this.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-      this.context.stderr.write(`Invalid --port: ${this.port}\n`);
-      return 2;
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) return `Invalid --port: ${this.port}`;
+    if (this.logLevel !== undefined && !LOG_LEVELS.includes(this.logLevel))
+      return `Invalid --log-level: ${this.logLevel} (expected one of ${LOG_LEVELS.join(', ')})`;
+    if (this.logFormat !== undefined && !LOG_FORMATS.includes(this.logFormat as LogFormat))
+      return `Invalid --log-format: ${this.logFormat} (expected pretty or json)`;
+    const nameProblem = this.name === undefined ? null : sessionNameProblem(this.name);
+    if (nameProblem) return nameProblem;
+    if (this.logFile !== undefined && !this.detach)
+      return '--log-file applies to --detach (a foreground server logs to the terminal; logging.file in the config adds a file)';
+    return undefined;
+  }
+
+  private async runDetached(): Promise<number> {
+    const name = this.name ?? DEFAULT_SESSION_NAME;
+    try {
+      precheckName(name);
+    } catch (err) {
+      this.context.stderr.write(`${(err as Error).message}\n`);
+      return 1;
     }
-    if (this.logLevel !== undefined && !LOG_LEVELS.includes(this.logLevel)) {
-      this.context.stderr.write(`Invalid --log-level: ${this.logLevel} (expected one of ${LOG_LEVELS.join(', ')})\n`);
-      return 2;
+    const logFile = resolve(this.logFile ?? defaultLogFile(name));
+    const args = [
+      ...(this.config !== undefined ? ['--config', resolve(this.config)] : []),
+      ...(this.host !== undefined ? ['--host', this.host] : []),
+      ...(this.port !== undefined ? ['--port', this.port] : []),
+      ...(this.logLevel !== undefined ? ['--log-level', this.logLevel] : []),
+      ...(this.logFormat !== undefined ? ['--log-format', this.logFormat] : []),
+      ...(this.verbose > 0 ? [`-${'v'.repeat(this.verbose)}`] : []),
+      '--name',
+      name,
+    ];
+    const result = await startDetached({ entry: fileURLToPath(new URL('../gateway.js', import.meta.url)), args, logFile });
+    if (!result.ok) {
+      this.context.stderr.write(`gateway server failed to start (exit code ${result.exitCode}):\n${result.output}`);
+      if (!result.output.endsWith('\n')) this.context.stderr.write('\n');
+      return 1;
     }
-    if (this.logFormat !== undefined && !LOG_FORMATS.includes(this.logFormat as LogFormat)) {
-      this.context.stderr.write(`Invalid --log-format: ${this.logFormat} (expected pretty or json)\n`);
-      return 2;
-    }
+    this.context.stdout.write(
+      [
+        `Started gateway session "${result.name}" (pid ${result.pid})`,
+        `  URL       ${result.url}`,
+        `  Log file  ${logFile}`,
+        `Stop it with: gateway stop ${result.name}`,
+        '',
+      ].join('\n'),
+    );
+    return 0;
+  }
+
+  private async runForeground(): Promise<number> {
+    // Loaded here, not at the top: `gateway status`, `stop` and `--help` should not pay for the whole server.
+    const [{ Gateway }, { GatewayError }, { redactor }, { flushLogsSync }] = await Promise.all([
+      import('../../api/gateway.js'),
+      import('../../schemas/errors.js'),
+      import('../../runtime/observability/logging/redactor.js'),
+      import('../../runtime/observability/logging/logger.js'),
+    ]);
+    const detachedLogFile = takeDetachedLogFile();
     let gateway: Gateway;
     try {
+      precheckName(this.name);
       gateway = await Gateway.start({
         configPath: this.config,
         host: this.host,
-        port,
+        port: this.port === undefined ? undefined : Number(this.port),
         logLevel: this.logLevel,
         logFormat: this.logFormat as LogFormat | undefined,
         verbosity: this.verbose,
@@ -53,29 +125,45 @@ export class ServerCommand extends Command {
     } catch (err) {
       // Not through the logger (it may not exist yet), so redact here: a
       // resolved secret can be part of an error raised while starting.
-      const text = err instanceof GatewayError ? err.message : ((err as Error).stack ?? String(err));
+      const text = err instanceof GatewayError || err instanceof SessionNameTaken ? err.message : ((err as Error).stack ?? String(err));
       this.context.stderr.write(`${redactor.redact(text)}\n`);
       return 1;
     }
+    const address = new URL(gateway.url);
+    let session: string;
+    try {
+      session = claimName(this.name, {
+        pid: process.pid,
+        host: address.hostname.replace(/^\[|\]$/g, ''),
+        port: Number(address.port || 80),
+        config: gateway.controller.loaded.filePath,
+        log_file: detachedLogFile ?? null,
+        started_at: new Date().toISOString(),
+      }).name;
+    } catch (err) {
+      this.context.stderr.write(`${(err as Error).message}\n`);
+      await gateway.shutdown();
+      return 1;
+    }
+    const release = releaseOnExit(session);
+    gateway.logger.info({ session }, `session ${session} (stop with: gateway stop ${session})`);
     // Start-up lines may still sit in the log buffer; they belong before the banner.
     flushLogsSync();
-    this.context.stdout.write(
-      [
-        `MCP gateway ${GATEWAY_VERSION} is listening`,
-        `  Streamable HTTP  ${gateway.url}/mcp`,
-        `  SSE              ${gateway.url}/sse`,
-        `  Management API   ${gateway.url}/manage/v1`,
-        '',
-      ].join('\n'),
-    );
-    return new Promise<number>((resolve) => {
+    const banner = { url: gateway.url, session, pid: process.pid };
+    this.context.stdout.write(this.logFormat === 'json' ? jsonBanner(banner) : textBanner(banner));
+    if (detachedLogFile) notifyDetachParent({ name: session, url: gateway.url, pid: process.pid });
+    return new Promise<number>((resolveExit) => {
+      const done = () => {
+        release();
+        resolveExit(0);
+      };
       const stop = (signal: string) => {
         gateway.logger.info({ signal }, 'stop requested');
-        void gateway.shutdown().then(() => resolve(0));
+        void gateway.shutdown().then(done);
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
-      gateway.onStopped(() => resolve(0));
+      gateway.onStopped(done);
     });
   }
 }

@@ -6,6 +6,7 @@
  * managed images (backend images before the bases they are built on) and
  * managed networks go too.
  */
+import { hostname } from 'node:os';
 import type { ContainerRuntime } from './container-runtime.js';
 import { daemonMessage } from './errors.js';
 import { BACKEND_LABEL, MANAGED_CONTAINER_FILTER, MANAGED_FILTER, OWNER_LABEL } from './labels.js';
@@ -22,6 +23,8 @@ export interface CleanOptions {
   all?: boolean;
   /** Only this owner's containers (a gateway removing its own at shutdown), alive or not. */
   owner?: Owner;
+  /** Only the containers of the gateway process with this pid on this host (`gateway stop --force` after its SIGKILL). */
+  ownerPid?: number;
 }
 
 export async function cleanManaged(runtime: ContainerRuntime, opts: CleanOptions = {}): Promise<CleanReport> {
@@ -32,7 +35,10 @@ export async function cleanManaged(runtime: ContainerRuntime, opts: CleanOptions
   for (const c of await docker.listContainers({ all: true, filters: MANAGED_CONTAINER_FILTER })) {
     const name = c.Names?.[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12);
     const ownerLabel = c.Labels?.[OWNER_LABEL];
-    if (mine ? ownerLabel !== mine : ownerAlive(parseOwner(ownerLabel))) {
+    if (opts.ownerPid !== undefined) {
+      const owner = parseOwner(ownerLabel);
+      if (owner?.pid !== opts.ownerPid || owner.host !== hostname()) continue;
+    } else if (mine ? ownerLabel !== mine : ownerAlive(parseOwner(ownerLabel))) {
       if (!mine) report.kept.push({ kind: 'container', name, why: `in use by the running gateway ${ownerLabel}` });
       continue;
     }

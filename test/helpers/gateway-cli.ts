@@ -1,7 +1,7 @@
 /**
  * Runs the real command line (`node dist/cli/gateway.js server …`) as a child
  * process, captures everything it prints, and finds the bound URL in its
- * start banner (`--port 0` picks a free port; the banner shows the real one).
+ * start banner, text or JSON (`--port 0` picks a free port; the banner shows the real one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';

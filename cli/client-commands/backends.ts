@@ -1,0 +1,112 @@
+/** Backend commands: backends list | show | reconnect, reauth. */
+import { Command, Option } from 'clipanion';
+import { ClientCommand, type Io } from './client-command.js';
+import { renderFields, renderTable } from '../output/table.js';
+import { paintStatus } from '../output/colors.js';
+import { EXIT } from '../output/exit-codes.js';
+import { CommandFailure, UsageFailure } from '../output/report-error.js';
+import type { BackendRecord } from '../client/api-types.js';
+import { awaitReauth } from './reauth-flow.js';
+
+export class BackendsListCommand extends ClientCommand {
+  static override paths = [['backends', 'list']];
+  static override usage = Command.Usage({ category: 'Backends', description: 'Backends with phase, state and health (GET /backends)' });
+
+  async run(io: Io): Promise<number> {
+    const b = await io.client.backends();
+    io.print(b, () =>
+      renderTable(
+        ['NAME', 'TYPE', 'GROUP', 'PHASE', 'STATE', 'HEALTH', 'TOOLS', 'RESOURCES', 'PROMPTS', 'ERROR'],
+        b.backends.map((r) => [
+          r.name,
+          r.type,
+          r.group,
+          paintStatus(io.c, r.phase),
+          paintStatus(io.c, r.state),
+          paintStatus(io.c, r.health.status),
+          String(r.capabilities.tools),
+          String(r.capabilities.resources),
+          String(r.capabilities.prompts),
+          r.error ?? '',
+        ]),
+      ),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class BackendsShowCommand extends ClientCommand {
+  static override paths = [['backends', 'show']];
+  static override usage = Command.Usage({ category: 'Backends', description: "One backend's record with its conditions" });
+
+  name = Option.String();
+
+  async run(io: Io): Promise<number> {
+    const { backends } = await io.client.backends();
+    const record = backends.find((b) => b.name === this.name);
+    if (!record) throw new CommandFailure(`No backend named "${this.name}". Backends: ${backends.map((b) => b.name).join(', ') || 'none'}`);
+    io.print(record, () => describeBackend(io, record));
+    return EXIT.ok;
+  }
+}
+
+function describeBackend(io: Io, r: BackendRecord): string {
+  const health = r.health.latency_ms === null ? r.health.status : `${r.health.status} (${r.health.latency_ms} ms)`;
+  const fields = renderFields([
+    ['Name', r.name],
+    ['Type', r.type],
+    ['Group', r.group],
+    ['Phase', paintStatus(io.c, r.phase)],
+    ['State', paintStatus(io.c, r.state)],
+    ['Health', paintStatus(io.c, health)],
+    ['Last check', r.health.last_check ?? '-'],
+    ['Error', r.error ?? '-'],
+    ['Capabilities', `${r.capabilities.tools} tools, ${r.capabilities.resources} resources, ${r.capabilities.prompts} prompts`],
+    [
+      'Labels',
+      Object.entries(r.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ') || '-',
+    ],
+  ]);
+  const conditions = renderTable(
+    ['TYPE', 'STATUS', 'REASON', 'LAST TRANSITION', 'MESSAGE'],
+    r.conditions.map((c) => [c.type, String(c.status), c.reason, c.last_transition, c.message]),
+  );
+  return `${fields}\nConditions:\n${conditions.trimEnd().replace(/^/gm, '  ')}\n`;
+}
+
+export class BackendsReconnectCommand extends ClientCommand {
+  static override paths = [['backends', 'reconnect']];
+  static override usage = Command.Usage({ category: 'Backends', description: 'Reconnect a backend and wait for the attempt (POST /reconnect/{name})' });
+
+  name = Option.String();
+
+  async run(io: Io): Promise<number> {
+    const r = await io.client.reconnect(this.name);
+    io.print(r, () => (r.reconnected ? `Reconnected ${r.name}\n` : ''));
+    if (r.reconnected) return EXIT.ok;
+    if (io.format === 'table') io.err(`${io.c.red('Reconnect failed:')} ${r.error ?? 'unknown error'}\n`);
+    return EXIT.failure;
+  }
+}
+
+export class ReauthCommand extends ClientCommand {
+  static override paths = [['reauth']];
+  static override usage = Command.Usage({
+    category: 'Backends',
+    description: 'Re-authenticate a backend (POST /reauth/{name})',
+    details:
+      'Prints the authorization URL, opens a browser when there is a display (unless --no-browser), and waits until the gateway reports `reauthenticated` or `reauth_failed` for the backend.',
+  });
+
+  name = Option.String();
+  browser = Option.Boolean('--browser', true, { description: '--no-browser: only print the URL' });
+  timeout = Option.String('--timeout', '300', { description: 'Seconds to wait for the sign-in (default 300)' });
+
+  async run(io: Io): Promise<number> {
+    const timeoutS = Number(this.timeout);
+    if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageFailure(`--timeout must be a positive number of seconds, not "${this.timeout}"`);
+    return awaitReauth(io, this.name, { openBrowser: this.browser, timeoutMs: timeoutS * 1000 });
+  }
+}

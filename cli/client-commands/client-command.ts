@@ -1,0 +1,78 @@
+/**
+ * The base of every gateway-client command: the global options (accepted
+ * before or after the command words), the resolved client, output format
+ * and colours, and one place that turns failures into exit codes.
+ */
+import { Command, Option, type BaseContext } from 'clipanion';
+import { ManagementClient } from '../client/management-client.js';
+import { normaliseServerUrl, resolveServerUrl } from '../client/server-url.js';
+import { colors, wantColor, type Colors } from '../output/colors.js';
+import { defaultFormat, isOutputFormat, renderData, type OutputFormat } from '../output/format.js';
+import { reportError, UsageFailure } from '../output/report-error.js';
+
+/** Options the REPL was started with; its commands inherit them. */
+export interface GlobalDefaults {
+  server?: string;
+  token?: string;
+  output?: string;
+  color?: boolean;
+}
+
+export interface ClientContext extends BaseContext {
+  defaults?: GlobalDefaults;
+  /** Aborts the running command (Ctrl-C in the REPL). */
+  signal?: AbortSignal;
+}
+
+export interface Io {
+  client: ManagementClient;
+  format: OutputFormat;
+  c: Colors;
+  signal: AbortSignal;
+  out(text: string): void;
+  err(text: string): void;
+  /** Prints `data` as JSON or YAML, or calls `table` for the table format. */
+  print(data: unknown, table: () => string): void;
+}
+
+export abstract class ClientCommand extends Command<ClientContext> {
+  server = Option.String('-s,--server', { description: 'Gateway URL (default $GATEWAY_URL, else the default session, else http://127.0.0.1:9000)' });
+  token = Option.String('-t,--token', { description: 'Management API token (default $GATEWAY_MGMT_TOKEN)' });
+  output = Option.String('-o,--output', { description: 'table, json or yaml (default table on a terminal, else json)' });
+  color = Option.Boolean('--color', { description: '--no-color: plain text even on a terminal' });
+
+  abstract run(io: Io): Promise<number>;
+
+  async execute(): Promise<number> {
+    const d = this.context.defaults ?? {};
+    const c = colors(wantColor(this.context.stdout, (this.color ?? d.color) === false));
+    try {
+      return await this.run(this.io(c, d));
+    } catch (err) {
+      if (this.context.signal?.aborted && (err as Error)?.name === 'AbortError') return 0;
+      return reportError(err, this.context.stderr, c);
+    }
+  }
+
+  private io(c: Colors, d: GlobalDefaults): Io {
+    const format = this.output ?? d.output ?? defaultFormat(this.context.stdout);
+    if (!isOutputFormat(format)) throw new UsageFailure(`--output must be table, json or yaml, not "${format}"`);
+    let baseUrl: string;
+    try {
+      baseUrl = normaliseServerUrl(resolveServerUrl(this.server ?? d.server));
+    } catch (err) {
+      throw new UsageFailure((err as Error).message);
+    }
+    const client = new ManagementClient({ baseUrl, token: this.token ?? d.token ?? process.env.GATEWAY_MGMT_TOKEN });
+    const { stdout, stderr } = this.context;
+    return {
+      client,
+      format,
+      c,
+      signal: this.context.signal ?? new AbortController().signal,
+      out: (text) => stdout.write(text),
+      err: (text) => stderr.write(text),
+      print: (data, table) => stdout.write(format === 'table' ? table() : renderData(format, data)),
+    };
+  }
+}

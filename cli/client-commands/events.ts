@@ -1,0 +1,79 @@
+/** events list [--limit N] [--severity S], events follow (the live stream, until Ctrl-C). */
+import { Command, Option } from 'clipanion';
+import { ClientCommand, type Io } from './client-command.js';
+import { renderTable } from '../output/table.js';
+import { paintStatus } from '../output/colors.js';
+import { EXIT } from '../output/exit-codes.js';
+import { UsageFailure } from '../output/report-error.js';
+import { followEvents } from '../client/event-stream.js';
+import type { EventRecord, EventsQuery } from '../client/api-types.js';
+import { stringify } from 'yaml';
+
+export class EventsListCommand extends ClientCommand {
+  static override paths = [['events', 'list']];
+  static override usage = Command.Usage({ category: 'Events', description: 'Recent events, oldest first (GET /events)' });
+
+  limit = Option.String('--limit', { description: 'Newest N events (default 100, at most 1000)' });
+  severity = Option.String('--severity', { description: 'debug, info, warning or error' });
+  since = Option.String('--since', { description: 'ISO 8601 date-time: only later events' });
+
+  async run(io: Io): Promise<number> {
+    const limit = this.limit === undefined ? undefined : Number(this.limit);
+    if (limit !== undefined && !Number.isInteger(limit)) throw new UsageFailure(`--limit must be an integer, not "${this.limit}"`);
+    const e = await io.client.events({ limit, severity: this.severity as EventsQuery['severity'], since: this.since });
+    io.print(e, () =>
+      renderTable(
+        ['TIME', 'SEVERITY', 'BACKEND', 'STAGE', 'MESSAGE'],
+        e.events.map((ev) => eventCells(io, ev)),
+      ),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class EventsFollowCommand extends ClientCommand {
+  static override paths = [['events', 'follow']];
+  static override usage = Command.Usage({
+    category: 'Events',
+    description: 'Print live events as they happen, one line each, until Ctrl-C (GET /events/stream)',
+    details: 'With -o json, one JSON object per line. Reconnects when the gateway goes away and comes back.',
+  });
+
+  async run(io: Io): Promise<number> {
+    const stop = new AbortController();
+    const onSigint = () => stop.abort();
+    // In one-shot mode Ctrl-C is a signal; in the REPL it aborts io.signal.
+    if (!this.context.signal) process.once('SIGINT', onSigint);
+    let everOpened = false;
+    try {
+      await followEvents(
+        io.client,
+        {
+          onOpen: () => {
+            if (everOpened) io.err(`${io.c.dim('(event stream reconnected)')}\n`);
+            everOpened = true;
+          },
+          onDrop: (err) => {
+            if (!everOpened && err) throw err;
+            io.err(`${io.c.dim(`(event stream lost${err ? `: ${err.message}` : ''}; reconnecting)`)}\n`);
+          },
+          onEvent: (ev) => io.out(eventLine(io, ev)),
+        },
+        { signal: AbortSignal.any([stop.signal, io.signal]), maxDelayMs: 2000 },
+      );
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    return EXIT.ok;
+  }
+}
+
+function eventCells(io: Io, e: EventRecord): string[] {
+  return [e.timestamp, paintStatus(io.c, e.severity), e.backend || '-', e.stage, e.message];
+}
+
+function eventLine(io: Io, e: EventRecord): string {
+  if (io.format === 'json') return `${JSON.stringify(e)}\n`;
+  if (io.format === 'yaml') return `---\n${stringify(e)}`;
+  return `${eventCells(io, e).join('  ')}\n`;
+}

@@ -1,0 +1,44 @@
+/**
+ * Every gateway-client command, in the order help lists them: one table that
+ * the one-shot command line, the REPL (and its completion) all read.
+ */
+import { CONTAINER_COMMANDS } from './containers.js';
+import type { CommandClass } from 'clipanion';
+import type { ClientContext } from './client-command.js';
+import { CapabilitiesCommand, GroupsListCommand, HealthStatusCommand, SessionsListCommand, StatusCommand } from './monitoring.js';
+import { BackendsListCommand, BackendsReconnectCommand, BackendsShowCommand, ReauthCommand } from './backends.js';
+import { ToolsCallCommand, ToolsListCommand } from './tools.js';
+import { ResourcesListCommand, ResourcesReadCommand } from './resources.js';
+import { PromptsGetCommand, PromptsListCommand } from './prompts.js';
+import { EventsFollowCommand, EventsListCommand } from './events.js';
+import { ReloadCommand, ShutdownCommand } from './control.js';
+import { SkillsDisableCommand, SkillsEnableCommand, SkillsListCommand } from './skills.js';
+import { RegistryInstallCommand, RegistrySearchCommand } from './registry.js';
+
+export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
+  StatusCommand,
+  HealthStatusCommand,
+  BackendsListCommand,
+  BackendsShowCommand,
+  BackendsReconnectCommand,
+  ReauthCommand,
+  GroupsListCommand,
+  CapabilitiesCommand,
+  ToolsListCommand,
+  ToolsCallCommand,
+  ResourcesListCommand,
+  ResourcesReadCommand,
+  PromptsListCommand,
+  PromptsGetCommand,
+  SessionsListCommand,
+  EventsListCommand,
+  EventsFollowCommand,
+  ReloadCommand,
+  ShutdownCommand,
+  SkillsListCommand,
+  SkillsEnableCommand,
+  SkillsDisableCommand,
+  RegistrySearchCommand,
+  RegistryInstallCommand,
+  ...CONTAINER_COMMANDS,
+];

@@ -1,0 +1,106 @@
+/** Monitoring commands: status, health status, groups list, capabilities, sessions list. */
+import { Command, Option } from 'clipanion';
+import { ClientCommand, type Io } from './client-command.js';
+import { clip, formatDuration, renderFields, renderTable } from '../output/table.js';
+import { paintStatus } from '../output/colors.js';
+import { EXIT } from '../output/exit-codes.js';
+import type { Capabilities } from '../client/api-types.js';
+
+export class StatusCommand extends ClientCommand {
+  static override paths = [['status']];
+  static override usage = Command.Usage({ category: 'Monitoring', description: 'Service, config, transport and feature flags (GET /status)' });
+
+  async run(io: Io): Promise<number> {
+    const s = await io.client.status();
+    io.print(s, () => {
+      const flags = Object.entries(s.feature_flags)
+        .filter(([, on]) => on)
+        .map(([k]) => k);
+      return renderFields([
+        ['Service', `${s.service.name} ${s.service.version} (${paintStatus(io.c, s.service.state)}, up ${formatDuration(s.service.uptime_seconds)})`],
+        ['Started', s.service.started_at],
+        ['Config', `${s.config.file_path} (${s.config.backend_count} backends, loaded ${s.config.loaded_at})`],
+        ['Streamable HTTP', s.transport.streamable_http_url],
+        ['SSE', s.transport.sse_url],
+        ['Feature flags on', flags.join(', ') || 'none'],
+      ]);
+    });
+    return EXIT.ok;
+  }
+}
+
+export class HealthStatusCommand extends ClientCommand {
+  static override paths = [['health', 'status']];
+  static override usage = Command.Usage({ category: 'Monitoring', description: 'Aggregate health (GET /health)' });
+
+  async run(io: Io): Promise<number> {
+    const h = await io.client.health(io.signal);
+    io.print(h, () =>
+      renderFields([
+        ['Status', paintStatus(io.c, h.status)],
+        ['Version', h.version],
+        ['Uptime', formatDuration(h.uptime_seconds)],
+        ['Backends', `${h.backends.healthy}/${h.backends.total} healthy, ${h.backends.connected} connected`],
+      ]),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class GroupsListCommand extends ClientCommand {
+  static override paths = [['groups', 'list']];
+  static override usage = Command.Usage({ category: 'Monitoring', description: 'Backend groups (GET /groups)' });
+
+  group = Option.String('--group', { description: 'Only this group' });
+
+  async run(io: Io): Promise<number> {
+    const g = await io.client.groups(this.group);
+    io.print(g, () =>
+      renderTable(
+        ['GROUP', 'COUNT', 'BACKENDS'],
+        Object.entries(g.groups).map(([name, v]) => [name, String(v.count), v.servers.join(', ')]),
+      ),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class CapabilitiesCommand extends ClientCommand {
+  static override paths = [['capabilities']];
+  static override usage = Command.Usage({ category: 'Monitoring', description: 'Tools, resources and prompts with their backends (GET /capabilities)' });
+
+  type = Option.String('--type', { description: 'tools, resources or prompts' });
+  backend = Option.String('--backend', { description: 'Only this backend' });
+  search = Option.String('--search', { description: 'Substring of a name or URI' });
+
+  async run(io: Io): Promise<number> {
+    const caps = await io.client.capabilities({ type: this.type as 'tools' | undefined, backend: this.backend, search: this.search });
+    io.print(caps, () => capabilitiesTable(caps));
+    return EXIT.ok;
+  }
+}
+
+function capabilitiesTable(caps: Capabilities): string {
+  const rows = [
+    ...caps.tools.map((t) => ['tool', t.name, t.backend, clip(t.description)]),
+    ...caps.resources.map((r) => ['resource', r.uri, r.backend, r.name]),
+    ...caps.prompts.map((p) => ['prompt', p.name, p.backend, clip(p.description)]),
+  ];
+  return renderTable(['KIND', 'NAME', 'BACKEND', 'DESCRIPTION'], rows);
+}
+
+export class SessionsListCommand extends ClientCommand {
+  static override paths = [['sessions', 'list']];
+  static override usage = Command.Usage({ category: 'Monitoring', description: 'MCP client sessions (GET /sessions)' });
+
+  async run(io: Io): Promise<number> {
+    const s = await io.client.sessions();
+    io.print(s, () =>
+      renderTable(
+        ['ID', 'TRANSPORT', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED'],
+        s.sessions.map((r) => [r.id, r.transport_type, String(r.tool_count), formatDuration(r.age_seconds), formatDuration(r.idle_seconds), String(r.expired)]),
+      ),
+    );
+    return EXIT.ok;
+  }
+}

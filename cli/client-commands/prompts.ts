@@ -1,0 +1,46 @@
+/** prompts list (management API), prompts get NAME [--arg key=value]… (MCP, which the API has no route for). */
+import { Command, Option } from 'clipanion';
+import { ClientCommand, type Io } from './client-command.js';
+import { clip, renderTable } from '../output/table.js';
+import { EXIT } from '../output/exit-codes.js';
+import { buildStringArguments } from './tool-arguments.js';
+import { withMcpClient } from '../client/mcp-session.js';
+
+export class PromptsListCommand extends ClientCommand {
+  static override paths = [['prompts', 'list']];
+  static override usage = Command.Usage({ category: 'Capabilities', description: 'Prompts (GET /capabilities?type=prompts)' });
+
+  backend = Option.String('--backend', { description: 'Only the prompts of this backend' });
+
+  async run(io: Io): Promise<number> {
+    const caps = await io.client.capabilities({ type: 'prompts', backend: this.backend });
+    io.print(caps, () =>
+      renderTable(
+        ['NAME', 'BACKEND', 'ARGUMENTS', 'DESCRIPTION'],
+        caps.prompts.map((p) => [p.name, p.backend, p.arguments.map((a) => String(a.name)).join(', '), clip(p.description)]),
+      ),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class PromptsGetCommand extends ClientCommand {
+  static override paths = [['prompts', 'get']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'Render a prompt (MCP prompts/get on /mcp)',
+    examples: [['With an argument', 'gateway-client prompts get fx_greet --arg name=alice']],
+  });
+
+  name = Option.String();
+  args = Option.Array('--arg', { description: 'key=value (repeatable)' });
+
+  async run(io: Io): Promise<number> {
+    const args = buildStringArguments(this.args);
+    const result = await withMcpClient(io.client.baseUrl, (mcp) => mcp.getPrompt({ name: this.name, arguments: args }, { signal: io.signal }));
+    io.print(result, () =>
+      result.messages.map((m) => `${io.c.bold(`[${m.role}]`)} ${m.content.type === 'text' ? m.content.text : JSON.stringify(m.content)}\n`).join(''),
+    );
+    return EXIT.ok;
+  }
+}

@@ -1,0 +1,52 @@
+/** registry search QUERY, registry install NAME: the external MCP server registries. */
+import { Command, Option } from 'clipanion';
+import { ClientCommand, type Io } from './client-command.js';
+import { clip, renderTable } from '../output/table.js';
+import { EXIT } from '../output/exit-codes.js';
+import { UsageFailure } from '../output/report-error.js';
+import { reloadText } from './control.js';
+
+export class RegistrySearchCommand extends ClientCommand {
+  static override paths = [['registry', 'search']];
+  static override usage = Command.Usage({
+    category: 'Registry',
+    description: 'Search the configured MCP server registries (GET /registry/search)',
+    examples: [['Two words', 'gateway-client registry search "file system" --limit 5']],
+  });
+
+  query = Option.String();
+  limit = Option.String('--limit', { description: 'At most N results (default 20, at most 100)' });
+  registry = Option.String('--registry', { description: 'Only this registry' });
+
+  async run(io: Io): Promise<number> {
+    const limit = this.limit === undefined ? undefined : Number(this.limit);
+    if (limit !== undefined && !Number.isInteger(limit)) throw new UsageFailure(`--limit must be an integer, not "${this.limit}"`);
+    const r = await io.client.registrySearch(this.query, { limit, registry: this.registry });
+    io.print(r, () =>
+      renderTable(
+        ['NAME', 'VERSION', 'TRANSPORT', 'DESCRIPTION'],
+        r.servers.map((s) => [s.name, s.version, s.transport, clip(s.description, 50)]),
+      ),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class RegistryInstallCommand extends ClientCommand {
+  static override paths = [['registry', 'install']];
+  static override usage = Command.Usage({
+    category: 'Registry',
+    description: 'Add a registry server as a backend (POST /registry/install)',
+    details: 'Writes the backend into the config and reloads. Exit code 1 when a backend of that name exists (409).',
+  });
+
+  name = Option.String();
+  registry = Option.String('--registry', { description: 'The registry to take it from' });
+  backendName = Option.String('--backend-name', { description: 'Backend name in the config (default derived from the server name)' });
+
+  async run(io: Io): Promise<number> {
+    const r = await io.client.registryInstall({ name: this.name, registry: this.registry, backend_name: this.backendName });
+    io.print(r, () => `Installed ${r.entry.name} ${r.entry.version} as backend ${r.backend}\n${reloadText(r.reload)}`);
+    return EXIT.ok;
+  }
+}

@@ -1,0 +1,62 @@
+/** tools list [--backend NAME], tools call NAME [--arg key=value]… [--json '{…}']. */
+import { Command, Option } from 'clipanion';
+import { ClientCommand, type Io } from './client-command.js';
+import { clip, renderTable } from '../output/table.js';
+import { EXIT } from '../output/exit-codes.js';
+import { buildArguments } from './tool-arguments.js';
+import type { ToolCall } from '../client/api-types.js';
+
+export class ToolsListCommand extends ClientCommand {
+  static override paths = [['tools', 'list']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'Tools, with the backend of each (GET /capabilities?type=tools)',
+    details: 'Tools hidden by a backend filter are listed with FILTERED true; clients never see them.',
+  });
+
+  backend = Option.String('--backend', { description: 'Only the tools of this backend' });
+
+  async run(io: Io): Promise<number> {
+    const caps = await io.client.capabilities({ type: 'tools', backend: this.backend });
+    io.print(caps, () =>
+      renderTable(
+        ['NAME', 'BACKEND', 'ORIGINAL', 'FILTERED', 'DESCRIPTION'],
+        caps.tools.map((t) => [t.name, t.backend, t.renamed ? t.original_name : '', t.filtered ? io.c.yellow('true') : '', clip(t.description)]),
+      ),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class ToolsCallCommand extends ClientCommand {
+  static override paths = [['tools', 'call']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'Call a tool (POST /tools/call)',
+    details:
+      "Arguments come from --json (an object) and --arg key=value (repeatable, wins over --json). A value is typed by the tool's input schema: string properties take the text, others read it as JSON (`--arg count=3`). Exit code 1 when the result has isError: true.",
+    examples: [
+      ['Echo', 'gateway-client tools call everything_echo --arg message=hi'],
+      ['JSON arguments', `gateway-client tools call memory_create_entities --json '{"entities":[]}'`],
+    ],
+  });
+
+  name = Option.String();
+  args = Option.Array('--arg', { description: 'key=value (repeatable)' });
+  json = Option.String('--json', { description: 'Arguments as a JSON object' });
+
+  async run(io: Io): Promise<number> {
+    const { tools } = await io.client.capabilities({ type: 'tools', search: this.name });
+    const schema = tools.find((t) => t.name === this.name)?.input_schema as Parameters<typeof buildArguments>[2];
+    const result = await io.client.callTool(this.name, buildArguments(this.args, this.json, schema), io.signal);
+    io.print(result, () => toolResultText(io, result));
+    return result.isError ? EXIT.failure : EXIT.ok;
+  }
+}
+
+/** Text items as they are; other items as one JSON line each. */
+export function toolResultText(io: Io, r: ToolCall): string {
+  const body = r.content.map((item) => (item.type === 'text' && item.text !== undefined ? item.text : JSON.stringify(item))).join('\n');
+  const text = body.endsWith('\n') || body === '' ? body : `${body}\n`;
+  return r.isError ? `${io.c.red(`Tool ${r.tool} (${r.backend}) reported an error:`)}\n${text}` : text;
+}

@@ -1,0 +1,49 @@
+/**
+ * How a failed client command ends: the server's `error` and `message` (exit
+ * 1), the URL that did not answer with a hint (exit 3), or a usage problem
+ * (exit 2). Anything else is a bug and keeps its stack.
+ */
+import type { Writable } from 'node:stream';
+import { ApiError, UnreachableError } from '../client/errors.js';
+import { EXIT } from './exit-codes.js';
+import type { Colors } from './colors.js';
+
+/** A command line that parses but makes no sense (bad value, missing argument). */
+export class UsageFailure extends Error {}
+
+/** The command did what it could and failed without a server error (e.g. an unknown backend name). */
+export class CommandFailure extends Error {}
+
+export function reportError(err: unknown, stderr: Writable, c: Colors): number {
+  if (err instanceof UsageFailure) {
+    stderr.write(`${c.red('Usage error:')} ${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof ApiError) {
+    stderr.write(`${c.red(`Error ${err.status} ${err.body.error}:`)} ${err.body.message}\n`);
+    const details = Object.keys(err.body.details).length ? JSON.stringify(err.body.details) : '';
+    if (details) stderr.write(`${c.dim(`details: ${details}`)}\n`);
+    return EXIT.failure;
+  }
+  if (err instanceof UnreachableError) {
+    stderr.write(`${c.red(`Cannot reach the gateway at ${err.url}`)} (${err.reason})\n`);
+    stderr.write(`Is it running? See \`gateway status\`; choose a server with -s URL or GATEWAY_URL.\n`);
+    return EXIT.unreachable;
+  }
+  if (isMcpError(err)) {
+    // The SDK's message already reads "MCP error <code>: …".
+    stderr.write(`${c.red('Error:')} ${err.message}\n`);
+    return EXIT.failure;
+  }
+  if (err instanceof CommandFailure) {
+    stderr.write(`${c.red('Error:')} ${err.message}\n`);
+    return EXIT.failure;
+  }
+  stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+  return EXIT.failure;
+}
+
+/** The SDK's McpError (a JSON-RPC error answer), recognised without loading the SDK for every command. */
+function isMcpError(err: unknown): err is Error & { code: number } {
+  return err instanceof Error && err.name === 'McpError' && typeof (err as { code?: unknown }).code === 'number';
+}

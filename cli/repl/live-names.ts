@@ -1,0 +1,58 @@
+/**
+ * Names the REPL completes that only the server knows: backends, tools,
+ * resource URIs, prompts, skills. Fetched once, then again after an event
+ * says something changed (any event marks them stale; the next completion
+ * fetches, so a burst of events costs one round of requests).
+ */
+import type { ManagementClient } from '../client/management-client.js';
+
+export interface NameSets {
+  backends: string[];
+  tools: string[];
+  resources: string[];
+  prompts: string[];
+  skills: string[];
+}
+
+const EMPTY: NameSets = { backends: [], tools: [], resources: [], prompts: [], skills: [] };
+
+export class LiveNames {
+  private names: NameSets = EMPTY;
+  private stale = true;
+  private loading?: Promise<void>;
+
+  constructor(private readonly client: ManagementClient) {}
+
+  get current(): NameSets {
+    return this.names;
+  }
+
+  markStale(): void {
+    this.stale = true;
+  }
+
+  /** Fresh names, waiting at most `waitMs` for the server (then the last known ones). */
+  async fresh(waitMs = 1500): Promise<NameSets> {
+    if (this.stale) {
+      this.loading ??= this.load().finally(() => (this.loading = undefined));
+      await Promise.race([this.loading, new Promise((r) => setTimeout(r, waitMs).unref())]);
+    }
+    return this.names;
+  }
+
+  private async load(): Promise<void> {
+    this.stale = false;
+    const [backends, caps, skills] = await Promise.allSettled([this.client.backends(), this.client.capabilities(), this.client.skills()]);
+    if (backends.status === 'rejected' && caps.status === 'rejected') {
+      this.stale = true; // unreachable: try again next time
+      return;
+    }
+    this.names = {
+      backends: backends.status === 'fulfilled' ? backends.value.backends.map((b) => b.name) : this.names.backends,
+      tools: caps.status === 'fulfilled' ? caps.value.tools.filter((t) => !t.filtered).map((t) => t.name) : this.names.tools,
+      resources: caps.status === 'fulfilled' ? caps.value.resources.map((r) => r.uri) : this.names.resources,
+      prompts: caps.status === 'fulfilled' ? caps.value.prompts.map((p) => p.name) : this.names.prompts,
+      skills: skills.status === 'fulfilled' ? skills.value.skills.map((s) => s.name) : [],
+    };
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Stopping a session by its pid: SIGTERM and a graceful wait, then SIGKILL;
+ * or SIGKILL at once (`--force`). Waiting watches /proc, so a killed server
+ * that nobody reaps (a zombie) counts as stopped.
+ */
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parse } from 'yaml';
+import { processRuns } from './process-state.js';
+import { removeIfUnchanged, type FoundSession } from './session-files.js';
+
+export interface StopOutcome {
+  name: string;
+  pid: number;
+  /** How it ended: it stopped on SIGTERM, it was killed after the timeout, or killed at once. */
+  how: 'terminated' | 'killed-after-timeout' | 'killed';
+}
+
+export async function stopSession(s: FoundSession, opts: { force: boolean; timeoutMs: number }): Promise<StopOutcome> {
+  const { pid, name } = s.record;
+  const startedAt = new Date(s.record.started_at);
+  const runs = () => processRuns(pid, startedAt);
+  let how: StopOutcome['how'] = 'killed';
+  if (!opts.force) {
+    signal(pid, 'SIGTERM');
+    how = (await waitUntil(() => !runs(), opts.timeoutMs)) ? 'terminated' : 'killed-after-timeout';
+  }
+  if (how !== 'terminated') {
+    signal(pid, 'SIGKILL');
+    await waitUntil(() => !runs(), 10_000);
+  }
+  // A graceful stop removes its own file and containers; a killed server can do neither.
+  if (how !== 'terminated') await removeContainersOf(s);
+  removeIfUnchanged(s);
+  return { name, pid, how };
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
+async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() >= deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+/**
+ * The backend containers a killed server left (selected by its owner label,
+ * never by name). Quiet when there is no container runtime: then there are
+ * no containers either.
+ */
+async function removeContainersOf(s: FoundSession): Promise<void> {
+  const [{ connectRuntime }, { cleanManaged }] = await Promise.all([
+    import('../../runtime/containers/container-runtime.js'),
+    import('../../runtime/containers/cleanup.js'),
+  ]);
+  const found = await connectRuntime(configuredSocket(s.record.config));
+  if (found.runtime) await cleanManaged(found.runtime, { ownerPid: s.record.pid });
+}
+
+/** `containers.socket` of the session's config, read without resolving anything else. */
+function configuredSocket(configPath: string): string | undefined {
+  try {
+    const socket = (parse(readFileSync(configPath, 'utf8')) as { containers?: { socket?: unknown } } | null)?.containers?.socket;
+    return typeof socket === 'string' && !socket.includes('${') ? socket : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * A terminal program under tmux: a private server (-L) per test, a fixed
+ * size, keys in, the screen out. A test that needs tmux fails (rather than
+ * skips) when CI=true and tmux is missing.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { waitFor } from './core-util.js';
+
+export function tmuxAvailable(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export class TmuxTerminal {
+  private readonly socket = `gw-test-${randomUUID().slice(0, 8)}`;
+
+  constructor(command: string, opts: { width?: number; height?: number; env?: Record<string, string> } = {}) {
+    const env = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    this.tmux('new-session', '-d', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 30), ...env, command);
+    // Keep the pane after the program exits, so its last screen can still be read.
+    this.tmux('set-option', '-g', 'remain-on-exit', 'on');
+  }
+
+  /** Keys as tmux names them ('Enter', 'Tab', 'Up', 'C-c') or literal text. Each call is one burst of input. */
+  send(...keys: string[]): void {
+    this.tmux('send-keys', ...keys);
+  }
+
+  /** Literal text (no key-name lookup). */
+  type(text: string): void {
+    this.tmux('send-keys', '-l', '--', text);
+  }
+
+  screen(): string {
+    // -N keeps trailing spaces: a completed word ends in one.
+    return this.tmux('capture-pane', '-p', '-N');
+  }
+
+  lines(): string[] {
+    return this.screen().replace(/\n$/, '').split('\n');
+  }
+
+  /** The screen's last non-empty line (the status line of the REPL). */
+  lastLine(): string {
+    return (
+      this.lines()
+        .filter((l) => l.trim() !== '')
+        .at(-1) ?? ''
+    );
+  }
+
+  async waitForScreen(pred: (screen: string) => boolean, what: string, timeoutMs = 15_000): Promise<string> {
+    try {
+      return await waitFor(
+        () => {
+          const s = this.screen();
+          return pred(s) ? s : undefined;
+        },
+        what,
+        timeoutMs,
+      );
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\nscreen:\n${this.screen()}`, { cause: err });
+    }
+  }
+
+  /** Whether the program in the pane has exited. */
+  exited(): boolean {
+    return this.tmux('display-message', '-p', '#{pane_dead}').trim() === '1';
+  }
+
+  kill(): void {
+    try {
+      this.tmux('kill-server');
+    } catch {
+      // already gone
+    }
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+}
