@@ -18,6 +18,9 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   prompt_not_found: 404,
   skill_not_found: 404,
   registry_not_found: 404,
+  registry_entry_not_found: 404,
+  registry_entry_not_installable: 422,
+  backend_exists: 409,
   hot_reload_disabled: 409,
   backend_unavailable: 503,
   skills_unavailable: 503,
@@ -26,6 +29,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   backend_error: 502,
   backend_timeout: 502,
+  registry_unavailable: 502,
   internal_error: 500,
 };
 

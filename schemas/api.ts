@@ -229,10 +229,16 @@ export const SkillRecordSchema = Type.Object({
   version: Type.String(),
   description: Type.String(),
   status: StringEnum(['enabled', 'disabled'] as const),
-  tools: Int(),
-  workflows: Int(),
+  tools: Int({ description: 'Gateway tools named in the manifest `tools`.' }),
+  workflows: Int({ description: 'Workflows served as tools (valid ones).' }),
   author: Type.String(),
+  required_tools: Type.Array(Type.String(), { description: 'Beyond the spec: the manifest `tools` and every tool a workflow step calls.' }),
+  missing_tools: Type.Array(Type.String(), { description: 'Beyond the spec: required tools the gateway does not offer now; the workflows refuse to run.' }),
+  workflow_errors: Type.Array(Type.Object({ workflow: Type.String(), message: Type.String() }), {
+    description: 'Beyond the spec: workflows left out at load, with the reason.',
+  }),
 });
+export type SkillRecord = Static<typeof SkillRecordSchema>;
 export const SkillsSchema = Type.Object({ skills: Type.Array(SkillRecordSchema) });
 export const SkillActionSchema = Type.Object({
   name: Type.String(),

@@ -20,6 +20,10 @@ export type ErrorCode =
   | 'skill_not_found'
   | 'skills_unavailable'
   | 'registry_not_found'
+  | 'registry_unavailable'
+  | 'registry_entry_not_found'
+  | 'registry_entry_not_installable'
+  | 'backend_exists'
   | 'service_unavailable'
   | 'unsupported_media_type'
   | 'payload_too_large'
@@ -105,5 +109,11 @@ export class BackendTimeoutError extends GatewayError {
 export class BadRequestError extends GatewayError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super('bad_request', message, details);
+  }
+}
+
+export class SkillNotFoundError extends GatewayError {
+  constructor(name: string) {
+    super('skill_not_found', `Unknown skill: ${name}`, { skill: name });
   }
 }
