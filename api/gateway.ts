@@ -22,6 +22,9 @@ import { AuditLog } from '../runtime/observability/audit/audit-log.js';
 import { createAuditInterceptor } from '../runtime/observability/audit/audit-interceptor.js';
 import { initTelemetry, type Telemetry } from '../runtime/observability/telemetry/index.js';
 import type { Interceptor } from '../runtime/routing/operation.js';
+import { SkillManager } from '../runtime/skills/skill-manager.js';
+import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
+import { RegistryClient } from '../runtime/registry/registry-client.js';
 import { SessionStore } from './mcp/session-store.js';
 import { RequestTracker } from './mcp/request-tracker.js';
 import { buildApp } from './app.js';
@@ -60,6 +63,8 @@ export class Gateway {
     readonly telemetry: Telemetry,
     readonly logger: Logger,
     readonly url: string,
+    readonly skills: SkillManager,
+    readonly registry: RegistryClient,
   ) {}
 
   static async start(opts: GatewayOptions = {}): Promise<Gateway> {
@@ -129,6 +134,22 @@ export class Gateway {
         logger.error({ err }, 'reloaded config holds credentials too short to redact; they may appear in logs');
       }
     });
+    // --- skills and registries (issue 15) ---
+    // Workflow steps go through the Router like any client call (routing, timeout, audit).
+    const skills = new SkillManager({
+      ...skillSettingsOf(config, loaded.filePath),
+      logger,
+      callStep: (tool, args, step) => router.callTool(step.caller ?? SKILL_CALLER, { name: tool, arguments: args }, { signal: step.signal }),
+      toolAvailable: (name) => pool.snapshot.tools.has(name),
+    });
+    const registry = new RegistryClient(() => controller.config.registries, logger.child({ component: 'registry' }));
+    events.subscribe((e) => {
+      if (e.stage === 'reload') void skills.configure(skillSettingsOf(controller.config, controller.loaded.filePath));
+    });
+    // Scanned while backends connect; GET /skills answers 503 until it is done.
+    const skillsStarted = skills.start().catch((err) => logger.error({ err }, 'skill manager failed to start'));
+    // --- end skills and registries ---
+
     await controller.start();
     if (opts.waitForBackends !== false) {
       const longestConnect = Math.max(0, ...Object.values(config.backends).map((b) => b.timeouts?.connect_s ?? 30));
@@ -148,17 +169,20 @@ export class Gateway {
         pool,
         sessions,
         events,
+        skills,
+        registry,
         listenAddress: () => listening,
         requestShutdown: (timeoutS) => void gateway?.shutdown(timeoutS),
       },
     });
+    await skillsStarted;
     await app.listen({ host, port });
     const address = app.server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
     listening = { host, port: boundPort, url };
     sessions.startReaper();
-    gateway = new Gateway(app, controller, pool, router, sessions, requests, events, audit, telemetry, logger, url);
+    gateway = new Gateway(app, controller, pool, router, sessions, requests, events, audit, telemetry, logger, url, skills, registry);
     return gateway;
   }
 
@@ -189,6 +213,7 @@ export class Gateway {
     this.app.server.closeAllConnections();
     await closing;
     await this.controller.shutdown();
+    await this.skills.stop();
     await this.audit.close();
     await this.telemetry.shutdown();
     this.logger.info('gateway stopped');
@@ -211,6 +236,9 @@ function auditLogger(logger: Logger): Logger {
   if (logger.level !== 'silent' && logger.levelVal > AUDIT_LEVEL) child.level = 'audit';
   return child;
 }
+
+/** Who workflow steps are made for when the workflow has no client caller. */
+const SKILL_CALLER = { sessionId: 'skills', transport: 'management' } as const;
 
 function createSecretStore(): SecretStore {
   const providers = [new EnvSecretProvider()];

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js';
+import { BACKEND_NAME_PATTERN } from './config.js';
 
 const Int = (opts: object = {}) => Type.Integer(opts);
 /** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
@@ -220,6 +221,20 @@ export const RegistrySearchSchema = Type.Object({
   servers: Type.Array(RegistryServerSchema),
   registry: Type.String(),
   total: Int(),
+});
+
+/** Beyond the spec: add a registry server to the config file as a backend. */
+export const RegistryInstallBodySchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S+$', description: 'Server name in the registry, e.g. `io.github.acme/weather`.' }),
+  registry: Type.Optional(Type.String({ minLength: 1, description: 'Only this registry; default: the first configured one that has the server.' })),
+  backend_name: Type.Optional(Type.String({ pattern: BACKEND_NAME_PATTERN, description: 'Default: the last segment of `name`, made a valid backend name.' })),
+});
+export const RegistryInstallSchema = Type.Object({
+  backend: Type.String({ description: 'Name of the backend written to the config file.' }),
+  entry: RegistryServerSchema,
+  reload: Type.Union([ReloadSchema, Type.Null()], {
+    description: 'The reload that applied it (hot reload on), else null: it applies at the next start or reload.',
+  }),
 });
 
 // --- skills (section 2.6) ---

@@ -1,7 +1,8 @@
 /**
  * Registers the credentials a config carries with the redactor, whether or
- * not they came through `secret:` references: the management token, and the
- * backend `headers` and `env` values whose names mark them as credentials.
+ * not they came through `secret:` references: the management token, registry
+ * tokens, and the backend `headers` and `env` values whose names mark them as
+ * credentials.
  * Registering a value too short to redact safely throws, which fails the
  * config load with a clear message instead of leaking it later.
  */
@@ -35,6 +36,7 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
       }
     }
   }
+  for (const [i, reg] of config.registries.entries()) register(`registries.${i}.token`, reg.token);
   if (problems.length > 0) {
     throw new ConfigError(`Secrets too short to redact safely:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, problems);
   }
