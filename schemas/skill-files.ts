@@ -44,7 +44,10 @@ export const WorkflowSchema = Type.Object(
     name: Type.String({ pattern: WORKFLOW_NAME_PATTERN }),
     description: Type.Optional(Type.String()),
     input_schema: Type.Optional(
-      Type.Object({ type: Type.Literal('object') }, { additionalProperties: true, description: 'JSON Schema of the inputs (an object schema).' }),
+      Type.Object(
+        { type: Type.Literal('object'), properties: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+        { additionalProperties: true, description: 'JSON Schema of the inputs (an object schema).' },
+      ),
     ),
     steps: Type.Array(WorkflowStepSchema, { minItems: 1 }),
   },

@@ -13,7 +13,9 @@ describe('substitution', () => {
   const scope = { inputs: { n: 3, text: 'hi', tags: ['a', 'b'], obj: { deep: { x: true } }, empty: '' }, steps: { s1: 'first', s2: '{"k":1}' } };
 
   it('a whole-value placeholder keeps the JSON type', () => {
-    expect(substitute({ a: '{{inputs.n}}', b: '{{ inputs.tags }}', c: '{{inputs.obj.deep}}', d: '{{inputs.obj.deep.x}}', e: '{{steps.s2.text}}' }, scope)).toEqual({
+    expect(
+      substitute({ a: '{{inputs.n}}', b: '{{ inputs.tags }}', c: '{{inputs.obj.deep}}', d: '{{inputs.obj.deep.x}}', e: '{{steps.s2.text}}' }, scope),
+    ).toEqual({
       a: 3,
       b: ['a', 'b'],
       c: { x: true },
@@ -29,7 +31,12 @@ describe('substitution', () => {
   });
 
   it('an absent input leaves the property (or element) out as a whole value, and is empty inside text', () => {
-    expect(substitute({ keep: 1, gone: '{{inputs.missing}}', list: ['{{inputs.missing}}', '{{inputs.n}}'], t: '[{{inputs.missing}}]', e: '{{inputs.empty}}' }, scope)).toEqual({
+    expect(
+      substitute(
+        { keep: 1, gone: '{{inputs.missing}}', list: ['{{inputs.missing}}', '{{inputs.n}}'], t: '[{{inputs.missing}}]', e: '{{inputs.empty}}' },
+        scope,
+      ),
+    ).toEqual({
       keep: 1,
       list: [3],
       t: '[]',
@@ -52,10 +59,21 @@ describe('substitution', () => {
 });
 
 describe('workflow checks at load', () => {
-  const wf = (steps: WorkflowSpec['steps'], input_schema?: WorkflowSpec['input_schema']): WorkflowSpec => ({ name: 'w', steps, ...(input_schema ? { input_schema } : {}) });
+  const wf = (steps: WorkflowSpec['steps'], input_schema?: WorkflowSpec['input_schema']): WorkflowSpec => ({
+    name: 'w',
+    steps,
+    ...(input_schema ? { input_schema } : {}),
+  });
 
   it.each([
-    ['a duplicate step id', wf([{ id: 'a', tool: 't' }, { id: 'a', tool: 't' }]), "two steps have the id 'a'"],
+    [
+      'a duplicate step id',
+      wf([
+        { id: 'a', tool: 't' },
+        { id: 'a', tool: 't' },
+      ]),
+      "two steps have the id 'a'",
+    ],
     ['an unknown dependency', wf([{ id: 'a', tool: 't', depends_on: ['ghost'] }]), "step 'a' depends on unknown step 'ghost'"],
     ['a self dependency', wf([{ id: 'a', tool: 't', depends_on: ['a'] }]), 'dependency cycle: a → a (each step depends on the next)'],
     [
@@ -67,13 +85,21 @@ describe('workflow checks at load', () => {
       ]),
       'dependency cycle: a → c → b → a (each step depends on the next)',
     ],
-    ['a reference to an unknown step', wf([{ id: 'a', tool: 't', arguments: { x: '{{steps.zz.text}}' } }]), "step 'a' uses {{steps.zz.text}}, but there is no step 'zz'"],
+    [
+      'a reference to an unknown step',
+      wf([{ id: 'a', tool: 't', arguments: { x: '{{steps.zz.text}}' } }]),
+      "step 'a' uses {{steps.zz.text}}, but there is no step 'zz'",
+    ],
     [
       'an input the schema does not declare',
       wf([{ id: 'a', tool: 't', arguments: { x: '{{inputs.q}}' } }], { type: 'object', properties: { p: { type: 'string' } } }),
       "step 'a' uses {{inputs.q}}, but input_schema declares no property 'q'",
     ],
-    ['an invalid input schema', wf([{ id: 'a', tool: 't' }], { type: 'object', properties: { p: { type: 'strung' } } }), /^input_schema is not a valid JSON Schema: /],
+    [
+      'an invalid input schema',
+      wf([{ id: 'a', tool: 't' }], { type: 'object', properties: { p: { type: 'strung' } } }),
+      /^input_schema is not a valid JSON Schema: /,
+    ],
   ])('refuses %s', (_what, spec, message) => {
     expect(() => compileWorkflow(spec)).toThrow(message);
   });
