@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../runtime/observability/logging/logger.js';
 import { SkillManager, type SkillChange, type SkillSettings } from '../runtime/skills/skill-manager.js';
 import { ResourceNotFoundError, SkillNotFoundError, ToolNotFoundError } from '../schemas/errors.js';
-import { copySkillFixtures, fixtureToolCaller, writeSkill, type FixtureToolCaller } from './helpers/skill-fixtures.js';
+import { copySkillFixtures, fixtureToolCaller, newSkillManager, writeSkill, type FixtureToolCaller } from './helpers/skill-fixtures.js';
 import { waitFor } from './helpers/core-util.js';
 
 let fx: FixtureToolCaller;
@@ -140,15 +140,7 @@ describe('loading and records', () => {
   });
 
   it('answers skills_unavailable (503) until started', async () => {
-    const manager: SkillManager = new SkillManager({
-      directory: copySkillFixtures(),
-      defaultStatus: 'disabled',
-      watch: false,
-      debounceMs: 50,
-      logger: createLogger({ level: 'silent' }),
-      callStep: fx.callStep,
-      toolAvailable: () => true,
-    });
+    const manager = newSkillManager({ callStep: fx.callStep, toolAvailable: () => true });
     expect(() => manager.records()).toThrow(expect.objectContaining({ code: 'skills_unavailable' }));
     await expect(manager.setStatus('diamond', 'enabled')).rejects.toMatchObject({ code: 'skills_unavailable' });
   });
@@ -321,12 +313,9 @@ describe('workflows against a real MCP server', () => {
     const { manager } = await startManager({ defaultStatus: 'enabled' }, dir);
     // As the routing layer would: a workflow tool called by a step goes back to the manager.
     fx.before = undefined;
-    const viaManager: SkillManager = new SkillManager({
+    const viaManager: SkillManager = newSkillManager({
       directory: dir,
       defaultStatus: 'enabled',
-      watch: false,
-      debounceMs: 50,
-      logger: createLogger({ level: 'silent' }),
       callStep: (tool, args, ctx): Promise<Record<string, unknown>> => viaManager.callTool(tool, args, { signal: ctx.signal }),
       toolAvailable: (name): boolean => viaManager.servesTool(name),
     });

@@ -11,10 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger } from '../runtime/observability/logging/logger.js';
-import { SkillManager } from '../runtime/skills/skill-manager.js';
+import type { SkillManager } from '../runtime/skills/skill-manager.js';
 import type { JsonObject } from '../runtime/routing/caller.js';
-import { copySkillFixtures, fixtureToolCaller, type FixtureToolCaller } from './helpers/skill-fixtures.js';
+import { fixtureToolCaller, newSkillManager, type FixtureToolCaller } from './helpers/skill-fixtures.js';
 import { collectNotifications, type NotificationLog } from './helpers/core-util.js';
 
 describe('skills served to an MCP client', () => {
@@ -26,15 +25,7 @@ describe('skills served to an MCP client', () => {
 
   beforeAll(async () => {
     fx = await fixtureToolCaller();
-    manager = new SkillManager({
-      directory: copySkillFixtures(),
-      defaultStatus: 'disabled',
-      watch: false,
-      debounceMs: 50,
-      logger: createLogger({ level: 'silent' }),
-      callStep: fx.callStep,
-      toolAvailable: (name) => fx.toolNames.has(name),
-    });
+    manager = newSkillManager({ callStep: fx.callStep, toolAvailable: (name) => fx.toolNames.has(name) });
     await manager.start();
 
     server = new Server({ name: 'skills-demo', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, resources: { listChanged: true } } });

@@ -13,7 +13,8 @@ import { createFixtureServer } from '../fixtures/fixture-server.js';
 import { repoRoot } from '../fixtures/spawn.js';
 import { ToolNotFoundError } from '../../schemas/errors.js';
 import type { JsonObject } from '../../runtime/routing/caller.js';
-import type { StepCaller, StepContext } from '../../runtime/skills/skill-manager.js';
+import { SkillManager, type SkillManagerOptions, type StepCaller, type StepContext } from '../../runtime/skills/skill-manager.js';
+import { createLogger } from '../../runtime/observability/logging/logger.js';
 
 export const SKILL_FIXTURES = join(repoRoot(), 'test', 'fixtures', 'skills');
 
@@ -68,4 +69,16 @@ export async function fixtureToolCaller(): Promise<FixtureToolCaller> {
     },
   };
   return caller;
+}
+
+/** A skill manager on a fresh fixture copy, watch off, silent; not started. */
+export function newSkillManager(opts: Partial<SkillManagerOptions> & Pick<SkillManagerOptions, 'callStep' | 'toolAvailable'>): SkillManager {
+  return new SkillManager({
+    directory: opts.directory ?? copySkillFixtures(),
+    defaultStatus: 'disabled',
+    watch: false,
+    debounceMs: 50,
+    logger: createLogger({ level: 'silent' }),
+    ...opts,
+  });
 }
