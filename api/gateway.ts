@@ -144,7 +144,8 @@ export class Gateway {
     });
     const registry = new RegistryClient(() => controller.config.registries, logger.child({ component: 'registry' }));
     events.subscribe((e) => {
-      if (e.stage === 'reload') void skills.configure(skillSettingsOf(controller.config, controller.loaded.filePath));
+      if (e.stage !== 'reload') return;
+      skills.configure(skillSettingsOf(controller.config, controller.loaded.filePath)).catch((err) => logger.error({ err }, 'skills settings not applied'));
     });
     // Scanned while backends connect; GET /skills answers 503 until it is done.
     const skillsStarted = skills.start().catch((err) => logger.error({ err }, 'skill manager failed to start'));

@@ -5,7 +5,7 @@
  * against a real fixture MCP server (diamond in parallel, isError stop,
  * missing tools, invalid inputs, recursion, cancellation).
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -210,6 +210,8 @@ describe('enable, disable and the served catalog', () => {
     const dir = copySkillFixtures();
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff]);
     writeSkill(dir, 'release-notes', { 'assets/logo.png': png, 'scripts/run.sh': '#!/bin/sh\necho hi\n', '.hidden': 'secret' });
+    // A link could point anywhere on the host: links are never served.
+    symlinkSync(join(dir, 'diamond', 'manifest.json'), join(dir, 'release-notes', 'linked.json'));
     const { manager } = await startManager({ defaultStatus: 'enabled' }, dir);
     const uris = manager.catalog().resources.filter((r) => r.uri.startsWith('skill://release-notes/'));
     expect(uris.map((r) => [r.uri, r.mimeType])).toEqual([

@@ -2,18 +2,20 @@
  * The files of a skill folder as MCP resources: `skill://<name>/<relative
  * path>`. Hidden entries (a leading dot) and symbolic links are left out, so
  * nothing outside the folder can be served; a listing stops at MAX_FILES.
- * Contents are read when asked for: text when the bytes are UTF-8 without
- * NUL, else a base64 blob.
+ * Contents are read when asked for (at most 16 MiB): text when the bytes are
+ * UTF-8 without NUL, else a base64 blob.
  */
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import mime from 'mime-types';
 import type { Resource } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../routing/caller.js';
+import { GatewayError, ResourceNotFoundError } from '../../schemas/errors.js';
 
 export const SKILL_URI_SCHEME = 'skill://';
 const MAX_FILES = 1000;
 const MAX_DEPTH = 8;
+const MAX_READ_BYTES = 16 * 1024 * 1024;
 
 export interface SkillFile {
   /** Path relative to the skill folder, `/`-separated. */
@@ -65,8 +67,13 @@ export function toResource(skill: string, file: SkillFile, description?: string)
   };
 }
 
-/** The `resources/read` result for one file. */
+/** The `resources/read` result for one file. Refuses a file turned into a link since the scan, or one too big to hold in memory. */
 export async function readSkillFile(file: SkillFile): Promise<JsonObject> {
+  const st = await lstat(file.absolute);
+  if (!st.isFile()) throw new ResourceNotFoundError(file.uri);
+  if (st.size > MAX_READ_BYTES) {
+    throw new GatewayError('payload_too_large', `${file.uri} is ${st.size} bytes; skill files above ${MAX_READ_BYTES} bytes are not served`, { uri: file.uri });
+  }
   const bytes = await readFile(file.absolute);
   const text = decodeText(bytes);
   const item = text === undefined ? { blob: bytes.toString('base64') } : { text };
