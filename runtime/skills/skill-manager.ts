@@ -265,6 +265,7 @@ export class SkillManager {
         this.problemOnce(`${skill.name}/${workflow}`, `workflow '${workflow}' of skill '${skill.name}' is not served: ${message}`);
       }
     }
+    for (const name of this.skills.keys()) if (!skills.has(name)) this.log.info({ skill: name }, `skill ${name} is gone`);
     // Forget reasons of folders that are gone or fixed, so a new breakage is logged again.
     for (const key of this.problems.keys()) {
       const [folder, workflow] = key.split('/');
