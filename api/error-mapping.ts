@@ -25,6 +25,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   prompt_not_found: 404,
   skill_not_found: 404,
   registry_not_found: 404,
+  registry_entry_not_found: 404,
+  registry_entry_not_installable: 422,
   backend_exists: 409,
   hot_reload_disabled: 409,
   backend_unavailable: 503,
@@ -36,10 +38,10 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   backend_error: 502,
   backend_timeout: 502,
-  registry_error: 502,
   listen_failed: 500,
   // nginx's "client closed request": nobody reads it, but the audit and logs can tell it from a failure.
   request_cancelled: 499,
+  registry_unavailable: 502,
   internal_error: 500,
 };
 

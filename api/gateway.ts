@@ -15,7 +15,12 @@ import type { GatewayConfig } from '../schemas/config.js';
 import { GatewayError } from '../schemas/errors.js';
 import { ServingBackends } from '../runtime/backends/serving-backends.js';
 import { ContainerManager } from '../runtime/containers/container-manager.js';
-import type { BackendBridge } from '../runtime/backends/backend-connection.js';
+import { InFlightCalls } from '../runtime/routing/in-flight-calls.js';
+import { BackendTraffic, type BackendTrafficTargets } from '../runtime/routing/backend-traffic.js';
+import { SkillManager } from '../runtime/skills/skill-manager.js';
+import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
+import { skillsProvider } from '../runtime/skills/skills-provider.js';
+import { RegistryClient } from '../runtime/registry/registry-client.js';
 import { Router } from '../runtime/routing/router.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
 import { AUDIT_LEVEL, createLogger, type Logger } from '../runtime/observability/logging/logger.js';
@@ -54,6 +59,10 @@ export type LogFormat = 'pretty' | 'json';
 /** Steps 1–3's products: what the runtime is made of. */
 interface Runtime {
   containers: ContainerManager;
+  skills: SkillManager;
+  registry: RegistryClient;
+  /** Where the registry client reads the running config (it follows reloads). */
+  followConfig(config: () => GatewayConfig): void;
   serving: ServingBackends;
   router: Router;
   subscriptions: ResourceSubscriptions;
@@ -83,10 +92,14 @@ export class Gateway {
   static async start(opts: GatewayOptions = {}): Promise<Gateway> {
     const { loaded, resolveSecrets } = loadConfig(opts);
     const observability = await buildObservability(loaded.config, opts);
-    const runtime = await buildRuntime(loaded.config, observability);
+    const runtime = await buildRuntime(loaded.config, loaded.filePath, observability);
     const controller = new GatewayController(loaded, runtime.serving, observability.events, observability.logger, resolveSecrets, runtime.containers);
     followReloads(controller, runtime, observability.logger);
     runtime.router.backendPhase = (name) => controller.status.get(name)?.phase;
+    runtime.followConfig(() => controller.config);
+    // Skills are scanned before the listener opens: GET /skills answers from the first request.
+    await runtime.skills.start().catch((err: unknown) => observability.logger.error({ err }, 'the skill manager failed to start'));
+    runtime.serving.setLocal(skillsProvider(runtime.skills));
 
     let gateway: Gateway | undefined;
     const { app, url } = await listen(loaded.config, opts, controller, runtime, observability.logger, (timeoutS) => void gateway?.shutdown(timeoutS));
@@ -106,6 +119,14 @@ export class Gateway {
 
   get serving(): ServingBackends {
     return this.runtime.serving;
+  }
+
+  get skills(): SkillManager {
+    return this.runtime.skills;
+  }
+
+  get registry(): RegistryClient {
+    return this.runtime.registry;
   }
 
   get events(): EventBus {
@@ -159,6 +180,7 @@ export class Gateway {
     await closing;
     // 4. The controller takes every backend to ShuttingDown and ends its process (or container).
     await this.controller.shutdown();
+    await this.runtime.skills.stop();
     // Each container is removed with its connection; this catches any an interrupted start left behind.
     await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));
     // 5. Flush what recorded all of that.
@@ -249,23 +271,24 @@ function eventLogLevel(e: EventRecord, verbosity: number): 'debug' | 'info' | 'w
 
 // --- 3. runtime ---
 
-async function buildRuntime(config: GatewayConfig, o: Observability): Promise<Runtime> {
+async function buildRuntime(config: GatewayConfig, configPath: string, o: Observability): Promise<Runtime> {
   // Found once: with a runtime, stdio backends run in hardened containers (containers.enabled: auto).
   const containers = await ContainerManager.detect(config.containers);
   const warning = containers.startupWarning(config.backends);
   if (warning) o.logger.warn(warning);
   else if (containers.runtimeSummary) o.logger.info(containers.runtimeSummary, 'container runtime found: stdio backends run in hardened containers');
-  // Backend-initiated traffic (sampling, roots, notifications) goes to the router, which routes through the serving set.
-  const bridge: BackendBridge = {
-    onServerRequest: (backend, request, signal) => router.onServerRequest(backend, request, signal),
-    onNotification: (backend, notification) => router.onNotification(backend, notification),
-  };
-  const serving = new ServingBackends(bridge, o.logger.child({ component: 'backend' }));
-  const router = new Router(serving);
+
+  const inFlight = new InFlightCalls();
+  // Backend-initiated traffic (sampling, roots, notifications) goes to the client sessions.
+  const traffic: BackendTraffic = new BackendTraffic(inFlight, (): BackendTrafficTargets => ({
+    notifications: (backend, n, callers) => sessions.deliverBackendNotification(backend, n, callers),
+    fallbackRequests: (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress),
+    notifyBackend: (backend, method, params) => void serving.get(backend)?.notify(method, params),
+  }));
+  const serving: ServingBackends = new ServingBackends(traffic, o.logger.child({ component: 'backend' }));
+  const router = new Router(serving, inFlight);
   const subscriptions = new ResourceSubscriptions(router);
-  const sessions = new SessionStore({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, subscriptions, o.logger);
-  router.notificationSink = (backend, n, inFlight) => sessions.deliverBackendNotification(backend, n, inFlight);
-  router.fallbackRequestTarget = (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress);
+  const sessions: SessionStore = new SessionStore({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, subscriptions, o.logger);
   serving.on('registry', (_table, changed) => {
     sessions.broadcastListChanged(changed);
     void subscriptions.resync();
@@ -275,13 +298,48 @@ async function buildRuntime(config: GatewayConfig, o: Observability): Promise<Ru
   if (config.audit.enabled) interceptors.push(createAuditInterceptor(o.audit));
   if (o.telemetry.interceptor) interceptors.push(o.telemetry.interceptor);
   router.setInterceptors(interceptors);
-  return { containers, serving, router, subscriptions, sessions, requests: new RequestTracker() };
+
+  // Skills: served through the route table; each workflow step is a tool call through the router (audited, naming its step).
+  const skills = new SkillManager({
+    ...skillSettingsOf(config, configPath),
+    logger: o.logger,
+    callStep: (tool, args, step) =>
+      router.callTool(
+        { ...(step.caller ?? SKILL_CALLER), metadata: { skill: step.skill, workflow: step.workflow, step: step.step } },
+        { name: tool, arguments: args },
+        { signal: step.signal },
+      ),
+    toolAvailable: (name) => serving.snapshot.tools.has(name),
+  });
+  skills.onChange((change) => {
+    for (const uri of change.updatedUris) {
+      const route = router.resourceRoute(uri);
+      if (route) traffic.onNotification(route.backend, { method: 'notifications/resources/updated', params: { uri } });
+    }
+  });
+  const registry = new RegistryClient(() => currentConfig().registries, o.logger.child({ component: 'registry' }));
+  let currentConfig = () => config;
+  return {
+    containers,
+    serving,
+    router,
+    subscriptions,
+    sessions,
+    requests: new RequestTracker(),
+    skills,
+    registry,
+    followConfig: (next) => (currentConfig = next),
+  };
 }
+
+/** Who workflow steps are made for when the workflow was not started by a client session. */
+const SKILL_CALLER = { sessionId: 'skills', transport: 'management' } as const;
 
 /** A reload may change session limits and bring new literal credentials (headers, env) to redact. */
 function followReloads(controller: GatewayController, runtime: Runtime, logger: Logger): void {
   controller.onConfigApplied((config) => {
     runtime.containers.updateConfig(config.containers);
+    runtime.skills.configure(skillSettingsOf(config, controller.loaded.filePath)).catch((err: unknown) => logger.error({ err }, 'skills settings not applied'));
     runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
     try {
       registerConfigSecrets(config, redactor);
@@ -315,6 +373,8 @@ async function listen(
       pool: runtime.serving,
       sessions: runtime.sessions,
       events: controller.events,
+      skills: runtime.skills,
+      registry: runtime.registry,
       listenAddress: () => listening,
       requestShutdown,
     },

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js';
+import { BACKEND_NAME_PATTERN } from './config.js';
 
 const Int = (opts: object = {}) => Type.Integer(opts);
 /** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
@@ -222,6 +223,20 @@ export const RegistrySearchSchema = Type.Object({
   total: Int(),
 });
 
+/** Beyond the spec: add a registry server to the config file as a backend. */
+export const RegistryInstallBodySchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S+$', description: 'Server name in the registry, e.g. `io.github.acme/weather`.' }),
+  registry: Type.Optional(Type.String({ minLength: 1, description: 'Only this registry; default: the first configured one that has the server.' })),
+  backend_name: Type.Optional(Type.String({ pattern: BACKEND_NAME_PATTERN, description: 'Default: the last segment of `name`, made a valid backend name.' })),
+});
+export const RegistryInstallSchema = Type.Object({
+  backend: Type.String({ description: 'Name of the backend written to the config file.' }),
+  entry: RegistryServerSchema,
+  reload: Type.Union([ReloadSchema, Type.Null()], {
+    description: 'The reload that applied it (hot reload on), else null: it applies at the next start or reload.',
+  }),
+});
+
 // --- skills (section 2.6) ---
 
 export const SkillRecordSchema = Type.Object({
@@ -229,10 +244,16 @@ export const SkillRecordSchema = Type.Object({
   version: Type.String(),
   description: Type.String(),
   status: StringEnum(['enabled', 'disabled'] as const),
-  tools: Int(),
-  workflows: Int(),
+  tools: Int({ description: 'Gateway tools named in the manifest `tools`.' }),
+  workflows: Int({ description: 'Workflows served as tools (valid ones).' }),
   author: Type.String(),
+  required_tools: Type.Array(Type.String(), { description: 'Beyond the spec: the manifest `tools` and every tool a workflow step calls.' }),
+  missing_tools: Type.Array(Type.String(), { description: 'Beyond the spec: required tools the gateway does not offer now; the workflows refuse to run.' }),
+  workflow_errors: Type.Array(Type.Object({ workflow: Type.String(), message: Type.String() }), {
+    description: 'Beyond the spec: workflows left out at load, with the reason.',
+  }),
 });
+export type SkillRecord = Static<typeof SkillRecordSchema>;
 export const SkillsSchema = Type.Object({ skills: Type.Array(SkillRecordSchema) });
 export const SkillActionSchema = Type.Object({
   name: Type.String(),

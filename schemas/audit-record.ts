@@ -8,7 +8,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
-export const AUDIT_METHODS = ['call_tool', 'read_resource', 'get_prompt'] as const;
+/** Spec 2.8's three, plus `complete` (completion/complete goes through the same audit and telemetry). */
+export const AUDIT_METHODS = ['call_tool', 'read_resource', 'get_prompt', 'complete'] as const;
 export const AUDIT_STATUSES = ['success', 'error'] as const;
 
 /** UTC ISO 8601 as produced by `Date.prototype.toISOString()`. */

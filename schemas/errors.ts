@@ -23,12 +23,14 @@ export type ErrorCode =
   | 'backend_exists'
   | 'too_many_sessions'
   | 'not_acceptable'
-  | 'registry_error'
   | 'listen_failed'
   | 'request_cancelled'
   | 'skill_not_found'
   | 'skills_unavailable'
   | 'registry_not_found'
+  | 'registry_unavailable'
+  | 'registry_entry_not_found'
+  | 'registry_entry_not_installable'
   | 'service_unavailable'
   | 'unsupported_media_type'
   | 'payload_too_large'
@@ -138,5 +140,11 @@ export class TooManySessionsError extends GatewayError {
 export class RequestCancelledError extends GatewayError {
   constructor(reason: string) {
     super('request_cancelled', `cancelled: ${reason}`, { reason });
+  }
+}
+
+export class SkillNotFoundError extends GatewayError {
+  constructor(name: string) {
+    super('skill_not_found', `Unknown skill: ${name}`, { skill: name });
   }
 }

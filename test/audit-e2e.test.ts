@@ -119,7 +119,9 @@ describe('audit: one record per MCP operation, every field right', () => {
     expect(a.sessionId).not.toBe(b.sessionId);
 
     const op = async (c: typeof a, transport: Expected['transport'], e: Omit<Expected, 'transport' | 'rpc'>, call: () => Promise<unknown>) => {
-      const rpcMethod = { call_tool: 'tools/call', read_resource: 'resources/read', get_prompt: 'prompts/get' }[e.method];
+      const rpcMethod = ({ call_tool: 'tools/call', read_resource: 'resources/read', get_prompt: 'prompts/get', complete: 'completion/complete' } as const)[
+        e.method
+      ];
       expected.push({ ...e, transport, rpc: [rpcMethod, e.capability_name] });
       await call();
       ids.push(c.idOf(rpcMethod, e.capability_name));

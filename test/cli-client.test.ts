@@ -120,7 +120,7 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(unknownPrompt.stderr).toMatch(/nope/);
   });
 
-  it('control commands: reload, backends reconnect; not-yet-available ones exit 1 with the server error', async () => {
+  it('control commands: reload, backends reconnect; errors exit 1 with the server error', async () => {
     expect(await json(['reload'])).toEqual({ reloaded: true, backends_added: [], backends_removed: [], backends_changed: [], errors: [] });
     expect(await json(['backends', 'reconnect', 'fx'])).toEqual({ name: 'fx', reconnected: true, error: null });
 
@@ -128,9 +128,8 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
       [['backends', 'reconnect', 'nope'], /Error 404 backend_not_found/],
       [['backends', 'show', 'nope'], /No backend named "nope". Backends: fx/],
       [['reauth', 'fx', '--no-browser'], /no outgoing authentication/],
-      [['skills', 'list'], /Error 503 skills_unavailable/],
-      [['skills', 'enable', 'x'], /Error 503 skills_unavailable/],
-      [['skills', 'disable', 'x'], /Error 503 skills_unavailable/],
+      [['skills', 'enable', 'x'], /Error 404 skill_not_found/],
+      [['skills', 'disable', 'x'], /Error 404 skill_not_found/],
       [['registry', 'search', 'files'], /Error 404 registry_not_found/],
       [['registry', 'search', 'bad!'], /Error 400 bad_request/],
     ];
@@ -139,6 +138,8 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
       expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(1);
       expect(r.stderr).toMatch(re);
     }
+    // No skills directory here: the list is empty, not an error.
+    expect(await json(['skills', 'list'])).toEqual({ skills: [] });
   });
 
   it('output formats, global options anywhere, token handling, exit codes 2 and 3', async () => {

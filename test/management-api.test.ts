@@ -260,7 +260,7 @@ describe('management API (open, two backends)', () => {
     });
   });
 
-  describe('registry and skills (not available yet)', () => {
+  describe('registry and skills (none configured)', () => {
     it.each([[''], ['?q='], ['?q=%20%20'], ['?q=a-b'], ['?q=caf%C3%A9'], ['?q=ok&limit=101'], ['?q=ok&limit=0'], ['?q=ok&limit=x']])(
       'GET /registry/search%s is a 400',
       async (query) => {
@@ -275,10 +275,16 @@ describe('management API (open, two backends)', () => {
       expect(named.body.details).toEqual({ registry: 'official' });
     });
 
-    it('skills answer 503 skills_unavailable', async () => {
-      expectError(await api.get('/skills'), 503, 'skills_unavailable');
-      expectError(await api.post('/skills/demo/enable'), 503, 'skills_unavailable');
-      expectError(await api.post('/skills/demo/disable'), 503, 'skills_unavailable');
+    it('installing with no registry configured: 404 registry_not_found', async () => {
+      expectError(await api.post('/registry/install', { name: 'io.github.acme/weather' }), 404, 'registry_not_found');
+    });
+
+    it('no skills directory: an empty list, and an unknown skill is 404 skill_not_found', async () => {
+      const res = await api.get('/skills');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ skills: [] });
+      expectError(await api.post('/skills/demo/enable'), 404, 'skill_not_found');
+      expectError(await api.post('/skills/demo/disable'), 404, 'skill_not_found');
     });
   });
 
@@ -320,13 +326,13 @@ describe('management API (open, two backends)', () => {
 
     it('a backend without a usable session is 503 backend_unavailable', async () => {
       const pool = h.gateway.serving;
-      const original = pool.get.bind(pool);
-      pool.get = () => undefined;
+      const original = pool.target.bind(pool);
+      pool.target = () => undefined;
       try {
         expectError(await api.post('/tools/call', { tool: 'h_echo', arguments: { text: 'x' } }), 503, 'backend_unavailable');
         expectError(await api.post('/resources/read', { uri: 'fixture://hfix/info' }), 503, 'backend_unavailable');
       } finally {
-        pool.get = original;
+        pool.target = original;
       }
     });
 
@@ -395,6 +401,7 @@ describe('management API (open, two backends)', () => {
       ['post', '/reauth/{name}'],
       ['post', '/shutdown'],
       ['get', '/registry/search'],
+      ['post', '/registry/install'],
       ['get', '/skills'],
       ['post', '/skills/{name}/enable'],
       ['post', '/skills/{name}/disable'],
@@ -402,7 +409,7 @@ describe('management API (open, two backends)', () => {
       ['post', '/resources/read'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(20);
+    expect(Object.keys(paths)).toHaveLength(21);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }]);

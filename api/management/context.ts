@@ -4,6 +4,8 @@ import type { EventBus } from '../../controller/event-bus.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { Router } from '../../runtime/routing/router.js';
 import type { SessionStore } from '../mcp/session-store.js';
+import type { SkillManager } from '../../runtime/skills/skill-manager.js';
+import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 
 export interface ListenAddress {
   host: string;
@@ -18,6 +20,8 @@ export interface ManagementContext {
   pool: ServingBackends;
   sessions: SessionStore;
   events: EventBus;
+  skills: SkillManager;
+  registry: RegistryClient;
   /** Where the gateway listens (known once it listens). */
   listenAddress(): ListenAddress;
   /**

@@ -44,8 +44,8 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   monitoringRoutes(app, ctx);
   eventRoutes(app, ctx);
   controlRoutes(app, ctx);
-  registryRoutes(app);
-  skillRoutes(app);
+  registryRoutes(app, ctx);
+  skillRoutes(app, ctx);
   proxyRoutes(app, ctx);
 
   let document: Record<string, unknown> | undefined;

@@ -88,7 +88,7 @@ function operation(route: Collected, path: string): Record<string, unknown> {
   }
   for (const [status, body] of Object.entries(schema.response ?? {})) {
     const s = plain(body) as JsonSchema;
-    responses[status] = { description: s.description ?? (status === '200' ? 'Success' : 'Error'), content: { 'application/json': { schema: s } } };
+    responses[status] = { description: s.description ?? (status.startsWith('2') ? 'Success' : 'Error'), content: { 'application/json': { schema: s } } };
   }
   op.responses = responses;
   return op;

@@ -3,7 +3,8 @@
  * TTL (the SDK never does), fans registry changes out as `list_changed`
  * notifications, and delivers backend notifications to the right sessions.
  */
-import type { Notification, JSONRPCRequest, LoggingLevel, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type Notification, type JSONRPCRequest, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { RpcCode } from '../../schemas/json-rpc-codes.js';
 import type { Logger } from '../../runtime/observability/logging/logger.js';
 import type { ListKind } from '../../runtime/backends/serving-backends.js';
 import type { ResourceSubscriptions } from '../../runtime/routing/resource-subscriptions.js';
@@ -197,7 +198,7 @@ export class SessionStore {
     const target = candidates[0];
     if (!target) {
       if (request.method === 'roots/list') return Promise.resolve({ roots: [] });
-      return Promise.reject(new Error(`no client session can answer ${request.method}`));
+      return Promise.reject(new McpError(RpcCode.InvalidRequest, `no client session can answer ${request.method}`));
     }
     return target.server.request({ method: request.method, params: request.params }, PASSTHROUGH, {
       signal,

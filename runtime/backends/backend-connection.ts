@@ -27,7 +27,7 @@ import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } f
 import { toBackendError } from './backend-errors.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../version.js';
 import { PASSTHROUGH } from '../transports/passthrough-schema.js';
-import type { JsonObject } from '../routing/caller.js';
+import type { CallerContext, JsonObject } from '../routing/caller.js';
 
 /** Where backend-initiated traffic goes. Implemented by the session side. */
 export interface BackendBridge {
@@ -41,6 +41,8 @@ export interface ForwardOptions {
   signal?: AbortSignal;
   timeoutMs: number;
   onprogress?: (progress: Progress) => void;
+  /** Who the request is made for (a local target such as the skills runs steps on their behalf). */
+  caller?: CallerContext;
 }
 
 const LIST_METHODS: Record<CatalogKind, { method: string; field: string; capability: keyof ServerCapabilities }> = {

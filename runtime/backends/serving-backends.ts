@@ -8,7 +8,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
-import { BackendConnection, type BackendBridge } from './backend-connection.js';
+import { BackendConnection, type BackendBridge, type ForwardOptions } from './backend-connection.js';
+import type { JsonObject } from '../routing/caller.js';
 import type { LaunchedTransport } from '../transports/create-transport.js';
 import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type RouteTable } from '../routing/route-table.js';
 import { listResultJson } from '../transports/json-rpc.js';
@@ -16,15 +17,42 @@ import type { BackendCatalog } from './backend-catalog.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 
+/** Local capabilities have no config of their own: no filters, no renames. */
+const LOCAL_SPEC: BackendSpec = { type: 'stdio', command: 'gateway' };
+
 export interface ServingBackendsEvents {
   /** The registry was rebuilt; `changed` names the client-visible lists that differ. */
   registry: [snapshot: RouteTable, changed: Set<ListKind>];
+}
+
+/** Whatever serves a route: a backend connection, or something the gateway serves itself. */
+export interface ServingTarget {
+  request(method: string, params: JsonObject | undefined, opts: ForwardOptions): Promise<JsonObject>;
+  readonly requestTimeoutMs: number;
+}
+
+/**
+ * Capabilities the gateway serves itself (skills): they enter the route table
+ * like a backend's, under their own exact names (never prefixed), after every
+ * backend, so a backend keeps a name both claim. Their route "backends" are
+ * names no config backend can have (they contain ':').
+ */
+export interface LocalProvider {
+  /** The catalog of each route name, e.g. `skill:research`. */
+  catalogs(): ReadonlyMap<string, BackendCatalog>;
+  request(route: string, method: string, params: JsonObject | undefined, opts: ForwardOptions): Promise<JsonObject>;
+  readonly requestTimeoutMs: number;
+  /** Told after the catalogs changed. */
+  onChange(listener: () => void): () => void;
 }
 
 export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   private readonly serving = new Map<string, BackendConnection>();
   /** The catalogs of backends out of service that are expected back (reconnecting, failed). */
   private readonly resting = new Map<string, BackendCatalog>();
+  private local?: LocalProvider;
+  /** One stable target object per local route name (subscriptions compare identities). */
+  private localTargets = new Map<string, ServingTarget | undefined>();
   private order: string[] = [];
   private policy: ConflictPolicy = { strategy: 'prefix', separator: '_' };
   private specs = new Map<string, BackendSpec>();
@@ -86,6 +114,27 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     return this.serving.get(name);
   }
 
+  /** What serves a route's backend name: a connection, or the local provider. */
+  target(name: string): ServingTarget | undefined {
+    const conn = this.serving.get(name);
+    if (conn) return conn;
+    const local = this.local;
+    if (!local || !this.localTargets.has(name)) return undefined;
+    let target = this.localTargets.get(name);
+    if (!target) {
+      target = { request: (method, params, opts) => local.request(name, method, params, opts), requestTimeoutMs: local.requestTimeoutMs };
+      this.localTargets.set(name, target);
+    }
+    return target;
+  }
+
+  /** Serves a local provider's capabilities (once; the skills). */
+  setLocal(provider: LocalProvider): void {
+    this.local = provider;
+    provider.onChange(() => this.rebuild());
+    this.rebuild();
+  }
+
   servingNames(): string[] {
     return [...this.serving.keys()];
   }
@@ -101,7 +150,10 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     const resting = this.order
       .filter((name) => this.resting.has(name) && !this.serving.has(name))
       .map((name) => ({ name, spec: this.specs.get(name)!, catalog: this.resting.get(name)! }));
-    const snapshot = buildRouteTable(inputs, this.policy, resting);
+    const localCatalogs = this.local?.catalogs() ?? new Map<string, BackendCatalog>();
+    this.localTargets = new Map([...localCatalogs.keys()].map((name) => [name, this.localTargets.get(name)]));
+    const locals = [...localCatalogs].map(([name, catalog]) => ({ name, spec: LOCAL_SPEC, catalog, exact: true }));
+    const snapshot = buildRouteTable([...inputs, ...locals], this.policy, resting);
     const next = signaturesOf(snapshot);
     const changed = new Set<ListKind>((Object.keys(next) as ListKind[]).filter((k) => next[k] !== this.signatures[k]));
     this.signatures = next;

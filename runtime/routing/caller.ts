@@ -11,6 +11,8 @@ export interface CallerContext {
   userId?: string;
   /** JSON-RPC id of the client's request, when there is one. */
   requestId?: string | number;
+  /** Extra facts for the audit record of operations made for this caller (a workflow step: its workflow and step). */
+  metadata?: Record<string, unknown>;
   /**
    * Sends a request to this caller's client in the context of the in-flight
    * call (sampling, elicitation, roots). Absent when the caller cannot answer

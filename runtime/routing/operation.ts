@@ -1,10 +1,11 @@
 /**
- * An MCP operation (tool call, resource read, prompt fetch) as seen by the
+ * An MCP operation (tool call, resource read, prompt fetch, completion) as seen by the
  * steps that wrap every forwarded request: audit and telemetry. Interceptors
  * compose around the actual forwarding, so a failure anywhere (unknown name,
  * backend down, timeout) passes through them too.
  */
-export type OperationMethod = 'call_tool' | 'read_resource' | 'get_prompt';
+import type { AuditMethod } from '../../schemas/audit-record.js';
+export type OperationMethod = AuditMethod;
 
 export type CallerTransport = 'streamable-http' | 'sse' | 'management';
 
@@ -21,6 +22,8 @@ export interface OperationContext {
   transport: CallerTransport;
   clientIp?: string;
   userId?: string;
+  /** Extra facts for the audit record (a workflow step names its workflow and step). */
+  metadata?: Record<string, unknown>;
 }
 
 export type Interceptor = <T>(ctx: OperationContext, next: () => Promise<T>) => Promise<T>;

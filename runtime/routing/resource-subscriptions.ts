@@ -20,7 +20,7 @@ export class ResourceSubscriptions {
     if (!route) throw new ResourceNotFoundError(uri);
     let sessions = this.byUri.get(uri);
     if (!sessions) {
-      const conn = this.router.connection(route.backend);
+      const conn = this.router.targetOf(route.backend);
       await this.router.toBackend(route.backend, 'resources/subscribe', { uri });
       sessions = new Set();
       this.byUri.set(uri, sessions);
@@ -58,7 +58,7 @@ export class ResourceSubscriptions {
     await Promise.all(
       [...this.byUri.keys()].map(async (uri) => {
         const route = this.router.resourceRoute(uri);
-        const conn = route ? this.router.connection(route.backend) : undefined;
+        const conn = route ? this.router.targetOf(route.backend) : undefined;
         if (!route || !conn || this.subscribedAt.get(uri) === conn) return;
         this.subscribedAt.set(uri, conn);
         await this.router.toBackend(route.backend, 'resources/subscribe', { uri }).catch(() => this.subscribedAt.delete(uri));

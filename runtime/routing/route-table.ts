@@ -57,6 +57,8 @@ export interface BackendInput {
   name: string;
   spec: BackendSpec;
   catalog: BackendCatalog;
+  /** Names are served as they are (the gateway's own, e.g. skills): no prefix; a clash leaves them out instead of the backend. */
+  exact?: boolean;
 }
 
 export interface RouteTable {
@@ -106,7 +108,7 @@ export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy
   for (const backend of backends) {
     const candidate = exposeBackend(backend, policy);
     const clashes = findClashes(snap, candidate);
-    if (policy.strategy === 'error' && clashes.length > 0) {
+    if (policy.strategy === 'error' && clashes.length > 0 && !backend.exact) {
       snap.conflicts.push(...clashes);
       snap.rejected.set(backend.name, describeClashes(clashes));
       continue;
@@ -145,8 +147,8 @@ interface Candidate {
   templates: TemplateEntry[];
 }
 
-function exposeBackend({ name, spec, catalog }: BackendInput, policy: ConflictPolicy): Candidate {
-  const prefix = policy.strategy === 'prefix' ? `${name}${policy.separator}` : '';
+function exposeBackend({ name, spec, catalog, exact }: BackendInput, policy: ConflictPolicy): Candidate {
+  const prefix = policy.strategy === 'prefix' && !exact ? `${name}${policy.separator}` : '';
   const resourceFilter = compileFilter(spec.filters?.resources);
   const named = <T extends { name: string; description?: string }>(items: T[], filter: FilterRuleSpec | undefined, renames: Renames | undefined) => {
     const passes = compileFilter(filter);

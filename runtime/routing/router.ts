@@ -1,11 +1,10 @@
 /**
- * Routes each client request to the backend that owns the name or URI, with
- * the backend's request timeout, through the interceptor chain (audit,
- * telemetry). It is also the bridge for backend-initiated traffic: a request
- * a backend raises during a call goes to the client session whose call is in
- * flight there.
+ * Routes each client operation (tool call, prompt fetch, resource read,
+ * completion) to whatever serves the name or URI now (a backend, or the
+ * gateway's own skills), with its request timeout, through the interceptor
+ * chain (audit, telemetry). Every operation takes the same path: look the
+ * name up in the route table, record the owner, forward.
  */
-import { McpError, type JSONRPCRequest, type Notification } from '@modelcontextprotocol/sdk/types.js';
 import {
   BackendNotReadyError,
   BackendUnavailableError,
@@ -14,37 +13,32 @@ import {
   ToolNotFoundError,
   BadRequestError,
 } from '../../schemas/errors.js';
-import type { ServingBackends } from '../backends/serving-backends.js';
-import type { BackendBridge, BackendConnection } from '../backends/backend-connection.js';
-import { matchTemplate, type Route } from './route-table.js';
+import type { ServingBackends, ServingTarget } from '../backends/serving-backends.js';
+import { matchTemplate, type Route, type RouteTable } from './route-table.js';
 import { compose, type Interceptor, type OperationContext, type OperationMethod, type OperationRunner } from './operation.js';
-import type { CallerContext, ForwardRequestOptions, JsonObject, ProgressHandler } from './caller.js';
-import { InFlightCalls } from './in-flight-calls.js';
-import { RpcCode } from '../../schemas/json-rpc-codes.js';
+import type { CallerContext, ForwardRequestOptions, JsonObject } from './caller.js';
+import type { InFlightCalls } from './in-flight-calls.js';
 
-export interface NotificationSink {
-  /**
-   * A backend notification other than list changes (resource updates, log
-   * messages), with the callers that have requests in flight at that backend:
-   * a notification sent during a call belongs on that call's response stream.
-   */
-  (backend: string, notification: Notification, inFlight: readonly CallerContext[]): void;
+/** One operation: what it is called, how its route is found, and what goes to the owner. */
+interface OperationSpec {
+  method: OperationMethod;
+  /** The exposed name or URI the client asked for. */
+  capability: string;
+  lookup(table: RouteTable): Route | undefined;
+  notFound(): Error;
+  /** The request the owner receives, given its route. */
+  outgoing(route: Route): { method: string; params: JsonObject };
 }
 
-/** Picks a client for a backend request that no in-flight call explains (e.g. roots/list at startup). */
-export type FallbackRequestTarget = (request: JSONRPCRequest, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
-
-export class Router implements BackendBridge {
-  private run: OperationRunner;
-  private readonly inFlight = new InFlightCalls();
-  notificationSink: NotificationSink = () => undefined;
+export class Router {
+  private run: OperationRunner = compose([]);
   /** A backend's phase, for errors about names whose backend is not serving. */
   backendPhase: (backend: string) => string | undefined = () => undefined;
-  fallbackRequestTarget?: FallbackRequestTarget;
 
-  constructor(private readonly pool: ServingBackends) {
-    this.run = compose([]);
-  }
+  constructor(
+    private readonly serving: ServingBackends,
+    private readonly inFlight: InFlightCalls,
+  ) {}
 
   setInterceptors(interceptors: readonly Interceptor[]): void {
     this.run = compose(interceptors);
@@ -53,68 +47,79 @@ export class Router implements BackendBridge {
   callTool(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string') return Promise.reject(new BadRequestError('tools/call needs a string `name`'));
-    return this.operation(
-      'call_tool',
-      name,
-      caller,
-      () => this.pool.snapshot.tools.get(name),
-      () => new ToolNotFoundError(name),
-      (route) => this.forward(route, 'tools/call', { ...params, name: route.original }, caller, opts),
-    );
+    return this.operation(caller, opts, {
+      method: 'call_tool',
+      capability: name,
+      lookup: (t) => t.tools.get(name),
+      notFound: () => new ToolNotFoundError(name),
+      outgoing: (route) => ({ method: 'tools/call', params: { ...params, name: route.original } }),
+    });
   }
 
   getPrompt(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string') return Promise.reject(new BadRequestError('prompts/get needs a string `name`'));
-    return this.operation(
-      'get_prompt',
-      name,
-      caller,
-      () => this.pool.snapshot.prompts.get(name),
-      () => new PromptNotFoundError(name),
-      (route) => this.forward(route, 'prompts/get', { ...params, name: route.original }, caller, opts),
-    );
+    return this.operation(caller, opts, {
+      method: 'get_prompt',
+      capability: name,
+      lookup: (t) => t.prompts.get(name),
+      notFound: () => new PromptNotFoundError(name),
+      outgoing: (route) => ({ method: 'prompts/get', params: { ...params, name: route.original } }),
+    });
   }
 
   readResource(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
     const uri = params.uri;
     if (typeof uri !== 'string') return Promise.reject(new BadRequestError('resources/read needs a string `uri`'));
-    return this.operation(
-      'read_resource',
-      uri,
-      caller,
-      () => this.resourceRoute(uri),
-      () => new ResourceNotFoundError(uri),
-      (route) => this.forward(route, 'resources/read', params, caller, opts),
-    );
+    return this.operation(caller, opts, {
+      method: 'read_resource',
+      capability: uri,
+      lookup: (t) => resourceRoute(t, uri),
+      notFound: () => new ResourceNotFoundError(uri),
+      // URIs are never rewritten.
+      outgoing: () => ({ method: 'resources/read', params }),
+    });
   }
 
   /** completion/complete, routed by the prompt name or resource (template) URI it refers to. */
   complete(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
     const ref = params.ref as { type?: string; name?: string; uri?: string } | undefined;
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
-      const route = this.pool.snapshot.prompts.get(ref.name);
-      if (!route) return Promise.reject(new PromptNotFoundError(ref.name));
-      return this.forward(route, 'completion/complete', { ...params, ref: { ...ref, name: route.original } }, caller, opts);
+      const name = ref.name;
+      return this.operation(caller, opts, {
+        method: 'complete',
+        capability: name,
+        lookup: (t) => t.prompts.get(name),
+        notFound: () => new PromptNotFoundError(name),
+        outgoing: (route) => ({ method: 'completion/complete', params: { ...params, ref: { ...ref, name: route.original } } }),
+      });
     }
     if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
-      const snap = this.pool.snapshot;
-      const route = snap.templates.find((t) => t.template.uriTemplate === ref.uri) ?? this.resourceRoute(ref.uri);
-      if (!route) return Promise.reject(new ResourceNotFoundError(ref.uri));
-      return this.forward(route, 'completion/complete', params, caller, opts);
+      const uri = ref.uri;
+      return this.operation(caller, opts, {
+        method: 'complete',
+        capability: uri,
+        lookup: (t) => t.templates.find((e) => e.template.uriTemplate === uri) ?? resourceRoute(t, uri),
+        notFound: () => new ResourceNotFoundError(uri),
+        outgoing: () => ({ method: 'completion/complete', params }),
+      });
     }
     return Promise.reject(new BadRequestError('completion/complete needs a ref/prompt name or ref/resource uri'));
   }
 
-  /** Sends a request straight to one backend (subscribe, unsubscribe, logging level). */
+  /** Sends a request straight to one owner (subscribe, unsubscribe, logging level): no audit, no operation. */
   async toBackend(backend: string, method: string, params: JsonObject | undefined, signal?: AbortSignal): Promise<JsonObject> {
-    const conn = this.serving(backend);
-    return conn.request(method, params, { signal, timeoutMs: conn.requestTimeoutMs });
+    const target = this.target(backend);
+    return target.request(method, params, { signal, timeoutMs: target.requestTimeoutMs });
   }
 
-  /** The connection now serving a backend, if any (its identity changes when the backend reconnects). */
-  connection(backend: string): BackendConnection | undefined {
-    return this.pool.get(backend);
+  /** What serves a backend's routes now; its identity changes when the backend reconnects. */
+  targetOf(backend: string): ServingTarget | undefined {
+    return this.serving.target(backend);
+  }
+
+  resourceRoute(uri: string): Route | undefined {
+    return resourceRoute(this.serving.snapshot, uri);
   }
 
   /** Forwarded requests still waiting for their backend. */
@@ -127,66 +132,39 @@ export class Router implements BackendBridge {
     return this.inFlight.whenIdle();
   }
 
-  resourceRoute(uri: string): Route | undefined {
-    const snap = this.pool.snapshot;
-    return snap.resources.get(uri) ?? matchTemplate(snap, uri);
-  }
-
-  // --- BackendBridge: traffic the backend starts ---
-
-  onServerRequest(backend: string, request: JSONRPCRequest, signal: AbortSignal): Promise<JsonObject> {
-    // The backend asked for progress on its request: the client gets a token of
-    // the gateway's, and its progress goes back under the backend's token.
-    const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
-    const conn = this.pool.get(backend);
-    const onprogress: ProgressHandler | undefined =
-      token === undefined || !conn ? undefined : (p) => void conn.notify('notifications/progress', { ...p, progressToken: token });
-    const caller = this.inFlight.latest(backend);
-    if (caller?.sendRequest) return caller.sendRequest({ method: request.method, params: request.params }, signal, onprogress);
-    if (this.fallbackRequestTarget) return this.fallbackRequestTarget(request, signal, onprogress);
-    return Promise.reject(new McpError(RpcCode.InvalidRequest, `No client session can answer ${request.method} for backend '${backend}'`));
-  }
-
-  onNotification(backend: string, notification: Notification): void {
-    this.notificationSink(backend, notification, this.inFlight.callers(backend));
-  }
-
-  // --- internals ---
-
-  private operation<R extends Route>(
-    method: OperationMethod,
-    capability: string,
-    caller: CallerContext,
-    lookup: () => R | undefined,
-    notFound: () => Error,
-    forward: (route: R) => Promise<JsonObject>,
-  ): Promise<JsonObject> {
+  private operation(caller: CallerContext, opts: ForwardRequestOptions, op: OperationSpec): Promise<JsonObject> {
     const ctx: OperationContext = {
-      method,
-      capability,
+      method: op.method,
+      capability: op.capability,
       sessionId: caller.sessionId,
       transport: caller.transport,
       clientIp: caller.clientIp,
       userId: caller.userId,
       requestId: caller.requestId,
+      metadata: caller.metadata,
     };
     // async, so an unknown name becomes a rejected promise even with no interceptor installed.
     return this.run(ctx, async () => {
-      const route = lookup();
-      if (!route) throw this.notServing(ctx) ?? notFound();
+      const route = op.lookup(this.serving.snapshot);
+      if (!route) throw this.notServing(ctx) ?? op.notFound();
       ctx.backend = route.backend;
       ctx.originalName = route.original;
-      return forward(route);
+      const { method, params } = op.outgoing(route);
+      return this.forward(route.backend, method, params, caller, opts);
     });
   }
 
-  private async forward(route: Route, method: string, params: JsonObject, caller: CallerContext, opts: ForwardRequestOptions): Promise<JsonObject> {
-    const conn = this.serving(route.backend);
-    opts.onBackend?.(route.backend);
-    const outgoing = stripProgressToken(params);
-    const release = this.inFlight.add(route.backend, caller);
+  private async forward(backend: string, method: string, params: JsonObject, caller: CallerContext, opts: ForwardRequestOptions): Promise<JsonObject> {
+    const target = this.target(backend);
+    opts.onBackend?.(backend);
+    const release = this.inFlight.add(backend, caller);
     try {
-      return await conn.request(method, outgoing, { signal: opts.signal, timeoutMs: conn.requestTimeoutMs, onprogress: opts.onprogress });
+      return await target.request(method, stripProgressToken(params), {
+        signal: opts.signal,
+        timeoutMs: target.requestTimeoutMs,
+        onprogress: opts.onprogress,
+        caller,
+      });
     } finally {
       release();
     }
@@ -194,18 +172,22 @@ export class Router implements BackendBridge {
 
   /** A name that a backend not serving now had: say which backend and what it is doing (the audit record names it too). */
   private notServing(ctx: OperationContext): Error | undefined {
-    const route = this.pool.snapshot.unavailable.get(ctx.capability);
+    const route = this.serving.snapshot.unavailable.get(ctx.capability);
     if (route === undefined) return undefined;
     ctx.backend = route.backend;
     ctx.originalName = route.original;
     return new BackendNotReadyError(ctx.capability, route.backend, this.backendPhase(route.backend) ?? 'not connected');
   }
 
-  private serving(backend: string): BackendConnection {
-    const conn = this.pool.get(backend);
-    if (!conn) throw new BackendUnavailableError(backend, 'not connected');
-    return conn;
+  private target(backend: string): ServingTarget {
+    const target = this.serving.target(backend);
+    if (!target) throw new BackendUnavailableError(backend, 'not connected');
+    return target;
   }
+}
+
+function resourceRoute(table: RouteTable, uri: string): Route | undefined {
+  return table.resources.get(uri) ?? matchTemplate(table, uri);
 }
 
 /**
