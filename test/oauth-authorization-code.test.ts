@@ -20,7 +20,8 @@ import { createLogger } from '../runtime/observability/logging/logger.js';
 import { REDACTED, Redactor } from '../runtime/observability/logging/redactor.js';
 import type { HttpBackendSpec } from '../schemas/config.js';
 import { authorizeInBrowser, launchChromium, type HeadlessBrowser } from './helpers/chromium.js';
-import { readTokenFile, startOAuthEnv, type OAuthEnv } from './helpers/oauth-env.js';
+import { readTokenFile } from './helpers/token-file.js';
+import { startOAuthEnv, type OAuthEnv } from './fixtures/oauth-env.js';
 
 const NAME = 'protected';
 

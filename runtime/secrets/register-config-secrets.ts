@@ -1,7 +1,8 @@
 /**
  * Registers the credentials a config carries with the redactor, whether or
- * not they came through `secret:` references: the management token, and the
- * backend `headers` and `env` values whose names mark them as credentials.
+ * not they came through `secret:` references: the management token, the
+ * backend `headers` and `env` values whose names mark them as credentials,
+ * and the secrets of outgoing `auth` (a bearer token, an OAuth client secret).
  * Registering a value too short to redact safely throws, which fails the
  * config load with a clear message instead of leaking it later.
  */
@@ -34,6 +35,9 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
         if (CREDENTIAL_NAME.test(key)) register(`backends.${name}.${kind}.${key}`, value);
       }
     }
+    const auth = spec.type === 'stdio' ? undefined : spec.auth;
+    if (auth?.type === 'bearer') register(`backends.${name}.auth.token`, auth.token);
+    if (auth?.type === 'oauth') register(`backends.${name}.auth.client_secret`, auth.client_secret);
   }
   if (problems.length > 0) {
     throw new ConfigError(`Secrets too short to redact safely:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, problems);
