@@ -8,6 +8,8 @@
  */
 import { once } from 'node:events';
 import { mkdtempSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -99,6 +101,23 @@ describe('OAuth backend: authorization code, consent in a browser', () => {
     expect((typed as AuthorizationRequiredError).message).toContain(`gateway-client reauth ${NAME}`);
     expect(env.server.stats.unauthorized).toBeGreaterThan(0);
     expect(env.as.registrations()).toHaveLength(0);
+  });
+
+  it('over SSE too, a backend that needs consent reports AuthorizationRequired', async () => {
+    const sse: HttpBackendSpec = { type: 'sse', url: env.server.sseUrl, auth: { type: 'oauth' } };
+    const c = client();
+    const err = await c.connect(manager.createTransport('protected-sse', sse)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await c.close();
+    expect(findAuthorizationRequired(err)).toBeInstanceOf(AuthorizationRequiredError);
+  });
+
+  it('a flow that cannot start (backend unreachable) is refused with the reason and leaves nothing pending', async () => {
+    const gone: HttpBackendSpec = { type: 'streamable-http', url: 'http://127.0.0.1:9/mcp', auth: { type: 'oauth' } };
+    await expect(manager.startReauth('gone', gone)).rejects.toThrow(/fetch failed|ECONNREFUSED/);
+    expect(manager.pendingReauth('gone')).toBeUndefined();
   });
 
   it('reauth answers at once with the authorization URL, the same one while pending; consent in the browser authorizes', async () => {
@@ -265,5 +284,71 @@ describe('OAuth backend: authorization code, consent in a browser', () => {
       manager.startReauth('static', { type: 'sse', url: env.server.sseUrl, auth: { type: 'bearer', token: 'static-token-0123456789' } }),
     ).rejects.toThrow(/does not use OAuth/);
     await expect(manager.startReauth('local', { type: 'stdio', command: 'true' })).rejects.toBeInstanceOf(ReauthNotSupportedError);
+  });
+});
+
+describe('OAuth backend: a pre-registered confidential client with a fixed redirect_uri and configured scopes', () => {
+  const CLIENT = { id: 'gateway-registered', secret: 'registered-secret-0123456789' };
+  let env: OAuthEnv;
+  let browser: HeadlessBrowser;
+  let redirectUri: string;
+
+  beforeAll(async () => {
+    // A port nobody uses right now: the config fixes it.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    redirectUri = `http://127.0.0.1:${port}/oauth/done`;
+    env = await startOAuthEnv({
+      extraClients: [
+        {
+          client_id: CLIENT.id,
+          client_secret: CLIENT.secret,
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_post',
+        },
+      ],
+    });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await env?.close();
+  });
+
+  it('uses the configured client, callback and scopes, and registers nothing', async () => {
+    const manager = new BackendAuthManager({ tokensDir: mkdtempSync(join(tmpdir(), 'gw-tokens-')), redactor: new Redactor() });
+    const spec: HttpBackendSpec = {
+      type: 'streamable-http',
+      url: env.server.mcpUrl,
+      auth: {
+        type: 'oauth',
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+        token_endpoint_auth_method: 'client_secret_post',
+        redirect_uri: redirectUri,
+        scopes: ['mcp:tools', 'mcp:admin'],
+      },
+    };
+    const started = await manager.startReauth(NAME, spec);
+    const params = new URL(started.authorization_url ?? '').searchParams;
+    expect(params.get('client_id')).toBe(CLIENT.id);
+    expect(params.get('redirect_uri')).toBe(redirectUri);
+    expect(params.get('scope')).toBe('mcp:tools mcp:admin');
+
+    const done = once(manager, 'reauthenticated', { signal: AbortSignal.timeout(30_000) });
+    expect((await authorizeInBrowser(browser, started.authorization_url ?? '', redirectUri)).status).toBe(200);
+    await done;
+    expect(env.as.registrations()).toHaveLength(0);
+
+    const c = await connected(manager, spec);
+    expect(textOf(await c.callTool({ name: 'admin_echo', arguments: { text: 'configured' } }))).toBe('configured');
+    const me = JSON.parse(textOf(await c.callTool({ name: 'whoami', arguments: {} }))) as { client_id: string; scopes: string[] };
+    expect(me.client_id).toBe(CLIENT.id);
+    await c.close();
   });
 });

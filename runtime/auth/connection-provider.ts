@@ -58,6 +58,8 @@ export class ConnectionOAuthProvider extends GatewayOAuthProvider {
     // A refresh token that auth() kept means the refresh failed for a passing
     // reason (the SDK drops tokens the server rejected): retrying may work.
     if (tokens?.refresh_token && this.backend.stepUpScope === undefined) {
+      // The server may have moved its endpoints: the next try discovers them again.
+      this.backend.store.update({ discovery: undefined });
       throw new TokenUnavailableError(this.backend.name, `refreshing the access token failed${this.lastRenewError ? `: ${this.lastRenewError}` : ''}`);
     }
     throw new AuthorizationRequiredError(this.backend.name, this.backend.whyAuthorizationIsNeeded(), this.backend.stepUpScope);
@@ -160,6 +162,7 @@ export class ConnectionOAuthProvider extends GatewayOAuthProvider {
       .then(
         () => {
           this.lastRenewError = undefined;
+          this.backend.log?.debug({ backend: this.backend.name }, 'access token renewed');
         },
         (err: unknown) => {
           this.lastRenewError = err instanceof Error ? err.message : String(err);
