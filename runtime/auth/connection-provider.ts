@@ -30,7 +30,6 @@ const ownAuth = new AsyncLocalStorage<ConnectionOAuthProvider>();
 export class ConnectionOAuthProvider extends GatewayOAuthProvider {
   private renewing?: Promise<void>;
   private lastRenewError?: string;
-  private verifier?: string;
 
   /**
    * Never undefined for a user's backend: the SDK reads "no redirect URL" as
@@ -63,15 +62,6 @@ export class ConnectionOAuthProvider extends GatewayOAuthProvider {
       throw new TokenUnavailableError(this.backend.name, `refreshing the access token failed${this.lastRenewError ? `: ${this.lastRenewError}` : ''}`);
     }
     throw new AuthorizationRequiredError(this.backend.name, this.backend.whyAuthorizationIsNeeded(), this.backend.stepUpScope);
-  }
-
-  saveCodeVerifier(codeVerifier: string): void {
-    this.verifier = codeVerifier;
-  }
-
-  codeVerifier(): string {
-    if (this.verifier === undefined) throw new Error('No authorization is in progress on the connection');
-    return this.verifier;
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
@@ -112,7 +102,7 @@ export class ConnectionOAuthProvider extends GatewayOAuthProvider {
         store.update({ discovery: undefined });
         break;
       case 'verifier':
-        this.verifier = undefined;
+        this.forgetCodeVerifier();
         break;
     }
   }

@@ -20,7 +20,6 @@ import { GatewayOAuthProvider } from './provider-base.js';
 export class FlowOAuthProvider extends GatewayOAuthProvider {
   /** Set by `auth()` through redirectToAuthorization. */
   authorizationUrl?: URL;
-  private verifier?: string;
   private client?: OAuthClientInformationMixed;
   private discovery?: OAuthDiscoveryState;
   private storedClientRejected = false;
@@ -53,15 +52,6 @@ export class FlowOAuthProvider extends GatewayOAuthProvider {
 
   redirectToAuthorization(authorizationUrl: URL): void {
     this.authorizationUrl = authorizationUrl;
-  }
-
-  saveCodeVerifier(codeVerifier: string): void {
-    this.verifier = codeVerifier;
-  }
-
-  codeVerifier(): string {
-    if (this.verifier === undefined) throw new Error('The authorization flow has no PKCE code verifier');
-    return this.verifier;
   }
 
   /**
@@ -98,6 +88,6 @@ export class FlowOAuthProvider extends GatewayOAuthProvider {
       this.storedClientRejected = true;
     }
     if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
-    if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
+    if (scope === 'all' || scope === 'verifier') this.forgetCodeVerifier();
   }
 }

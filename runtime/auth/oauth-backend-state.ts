@@ -49,6 +49,8 @@ export class OAuthBackendState {
   }
 
   noteChallenge(status: 401 | 403, res: Response): void {
+    // Only a Bearer challenge is about our token (an authorization server's 401 is not).
+    if (!/^\s*bearer\b/i.test(res.headers.get('www-authenticate') ?? '')) return;
     const { scope, resourceMetadataUrl, error } = extractWWWAuthenticateParams(res);
     // A 403 for another reason than scope is not an authorization matter.
     if (status === 403 && error !== 'insufficient_scope') return;

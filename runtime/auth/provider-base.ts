@@ -13,19 +13,33 @@ import type { OAuthBackendState } from './oauth-backend-state.js';
 export const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
 
 export abstract class GatewayOAuthProvider implements OAuthClientProvider {
+  /** The PKCE verifier of the authorization in progress; never stored (a flow does not outlive the process). */
+  private verifier?: string;
+
   constructor(protected readonly backend: OAuthBackendState) {}
 
   abstract get redirectUrl(): string | undefined;
   abstract tokens(): Promise<OAuthTokens | undefined>;
   abstract saveTokens(tokens: OAuthTokens): void;
   abstract redirectToAuthorization(authorizationUrl: URL): void;
-  abstract saveCodeVerifier(codeVerifier: string): void;
-  abstract codeVerifier(): string;
   abstract clientInformation(): OAuthClientInformationMixed | undefined;
   abstract saveClientInformation(info: OAuthClientInformationMixed): void;
   abstract discoveryState(): OAuthDiscoveryState | undefined;
   abstract saveDiscoveryState(discovery: OAuthDiscoveryState): void;
   abstract invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void;
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.verifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.verifier === undefined) throw new Error('No authorization is in progress (no PKCE code verifier)');
+    return this.verifier;
+  }
+
+  protected forgetCodeVerifier(): void {
+    this.verifier = undefined;
+  }
 
   get clientMetadataUrl(): string | undefined {
     return this.backend.spec.client_metadata_url;
