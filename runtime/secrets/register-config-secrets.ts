@@ -1,8 +1,8 @@
 /**
  * Registers the credentials a config carries with the redactor, whether or
- * not they came through `secret:` references: the management token, the
- * backend `headers` and `env` values whose names mark them as credentials,
- * and the secrets of outgoing `auth` (a bearer token, an OAuth client secret).
+ * not they came through `secret:` references: the management token, registry
+ * tokens, backend `auth` tokens and client secrets, and the backend `headers`
+ * and `env` values whose names mark them as credentials.
  * Registering a value too short to redact safely throws, which fails the
  * config load with a clear message instead of leaking it later.
  */
@@ -28,16 +28,20 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
   };
   register('server.management.token', config.server.management.token);
   register('GATEWAY_MGMT_TOKEN', env.GATEWAY_MGMT_TOKEN);
+  for (const [index, registry] of config.registries.entries()) register(`registries.${index}.token`, registry.token);
   for (const [name, spec] of Object.entries(config.backends)) {
+    if (spec.type !== 'stdio' && spec.auth) {
+      register(
+        `backends.${name}.auth.${spec.auth.type === 'bearer' ? 'token' : 'client_secret'}`,
+        spec.auth.type === 'bearer' ? spec.auth.token : spec.auth.client_secret,
+      );
+    }
     const maps = spec.type === 'stdio' ? { env: spec.env } : { headers: spec.headers };
     for (const [kind, map] of Object.entries(maps)) {
       for (const [key, value] of Object.entries(map ?? {})) {
         if (CREDENTIAL_NAME.test(key)) register(`backends.${name}.${kind}.${key}`, value);
       }
     }
-    const auth = spec.type === 'stdio' ? undefined : spec.auth;
-    if (auth?.type === 'bearer') register(`backends.${name}.auth.token`, auth.token);
-    if (auth?.type === 'oauth') register(`backends.${name}.auth.client_secret`, auth.client_secret);
   }
   if (problems.length > 0) {
     throw new ConfigError(`Secrets too short to redact safely:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, problems);
