@@ -51,6 +51,15 @@ export class Redactor {
     this.dirty = true;
   }
 
+  /**
+   * Drops a value that is no longer a secret anywhere, such as an OAuth
+   * access token that a refresh replaced: otherwise the set, and the pattern
+   * every log line is matched against, would grow with each refresh.
+   */
+  unregister(value: string): void {
+    if (this.secrets.delete(value)) this.dirty = true;
+  }
+
   get size(): number {
     return this.secrets.size;
   }

@@ -1,0 +1,127 @@
+/**
+ * The loopback listener the browser is redirected to at the end of an
+ * authorization (RFC 8252 §7.3). It exists only while a flow waits: opened
+ * by the flow, closed as soon as one valid callback was handled.
+ *
+ * `http://127.0.0.1:<ephemeral port>/callback` unless the config's
+ * `redirect_uri` fixes host, port and path. A callback whose `state` is not
+ * the flow's is refused and the flow keeps waiting (someone else's request
+ * must not end the user's flow). The browser gets a small page once the
+ * flow's handler has finished, so it can say whether it worked.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+
+export const DEFAULT_CALLBACK_PATH = '/callback';
+
+/** What the authorization server sent back (RFC 6749 §4.1.2). */
+export type CallbackResult = { code: string } | { error: string; description?: string };
+
+export interface CallbackOutcome {
+  ok: boolean;
+  /** One line for the browser page. */
+  message: string;
+}
+
+export interface CallbackListenerOptions {
+  /** The configured `redirect_uri`; else 127.0.0.1, an ephemeral port and /callback. */
+  redirectUri?: string;
+  expectedState: string;
+  /** Backend name, for the page title. */
+  backend: string;
+  onCallback: (result: CallbackResult) => Promise<CallbackOutcome>;
+}
+
+export class CallbackListener {
+  private handled = false;
+
+  private constructor(
+    private readonly server: Server,
+    readonly redirectUrl: string,
+  ) {}
+
+  static async open(opts: CallbackListenerOptions): Promise<CallbackListener> {
+    const fixed = opts.redirectUri ? new URL(opts.redirectUri) : undefined;
+    const path = fixed?.pathname ?? DEFAULT_CALLBACK_PATH;
+    const bindHost = fixed?.hostname === '[::1]' ? '::1' : '127.0.0.1';
+    const port = fixed?.port ? Number(fixed.port) : 0;
+    let listener: CallbackListener | undefined;
+    const server = createServer((req, res) => {
+      if (listener) listener.handle(req, res, path, opts);
+      else page(res, 503, opts.backend, 'Not ready yet', 'Try again in a moment.');
+    });
+    // A pending flow must not keep a process alive that is otherwise done.
+    server.unref();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, bindHost, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    }).catch((err: NodeJS.ErrnoException) => {
+      throw new Error(
+        err.code === 'EADDRINUSE' ? `the OAuth callback port ${port} (redirect_uri) is in use` : `cannot open the OAuth callback listener: ${err.message}`,
+        { cause: err },
+      );
+    });
+    const actualPort = (server.address() as AddressInfo).port;
+    const url = fixed ? fixed : new URL(`http://127.0.0.1${path}`);
+    url.port = String(actualPort);
+    listener = new CallbackListener(server, url.href);
+    return listener;
+  }
+
+  /** Stops listening; a page still being sent gets a moment to finish. */
+  async close(): Promise<void> {
+    if (!this.server.listening) return;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    const force = setTimeout(() => this.server.closeAllConnections(), 1000);
+    force.unref();
+    await closed;
+    clearTimeout(force);
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse, path: string, opts: CallbackListenerOptions): void {
+    const url = new URL(req.url ?? '/', 'http://callback.invalid');
+    if (req.method !== 'GET' || url.pathname !== path) return page(res, 404, opts.backend, 'Not found', 'This is not the callback address.');
+    const params = url.searchParams;
+    if (!sameState(params.get('state'), opts.expectedState)) {
+      return page(res, 400, opts.backend, 'Unknown authorization', 'This answer does not belong to the pending authorization (state mismatch).');
+    }
+    if (this.handled) return page(res, 409, opts.backend, 'Already handled', 'This authorization has already been completed.');
+    const code = params.get('code');
+    const error = params.get('error');
+    if (!code && !error) return page(res, 400, opts.backend, 'Incomplete answer', 'The authorization server sent neither a code nor an error.');
+    this.handled = true;
+    const result: CallbackResult = code ? { code } : { error: error ?? 'unknown_error', description: params.get('error_description') ?? undefined };
+    opts.onCallback(result).then(
+      (outcome) => page(res, outcome.ok ? 200 : 400, opts.backend, outcome.ok ? 'Authorized' : 'Authorization failed', outcome.message),
+      (err: unknown) => page(res, 500, opts.backend, 'Authorization failed', err instanceof Error ? err.message : String(err)),
+    );
+  }
+}
+
+function sameState(got: string | null, expected: string): boolean {
+  if (got === null) return false;
+  const a = Buffer.from(got);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function page(res: ServerResponse, status: number, backend: string, title: string, message: string): void {
+  const body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · MCP gateway</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto">
+<h1>${escapeHtml(title)}</h1>
+<p>Backend <strong>${escapeHtml(backend)}</strong>: ${escapeHtml(message)}</p>
+</body></html>
+`;
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+  res.end(body);
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

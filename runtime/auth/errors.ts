@@ -1,0 +1,65 @@
+/**
+ * The typed errors of outgoing OAuth. The connect path learns from
+ * `isAuthorizationRequired` that a backend waits for the user's consent,
+ * which no retry can give: the controller parks the backend until a
+ * re-authentication flow completes instead of retrying it in a loop.
+ */
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { GatewayError } from '../../schemas/errors.js';
+
+/** The backend needs the user to authorize the gateway (again) in a browser. */
+export class AuthorizationRequiredError extends GatewayError {
+  readonly backend: string;
+  /** Why, for the condition's message: e.g. `not authorized yet`, `the refresh token was rejected`. */
+  readonly why: string;
+  /**
+   * Set when the backend demanded a scope the token lacks (403
+   * insufficient_scope): only the calls that need it fail, the backend as a
+   * whole still works, so this one should not take it out of service.
+   */
+  readonly stepUpScope?: string;
+
+  constructor(backend: string, why: string, stepUpScope?: string) {
+    super('backend_unavailable', `Backend '${backend}' needs authorization (${why}): run \`gateway-client reauth ${backend}\``, {
+      backend,
+      reason: 'authorization_required',
+      ...(stepUpScope ? { scope: stepUpScope } : {}),
+    });
+    this.backend = backend;
+    this.why = why;
+    this.stepUpScope = stepUpScope;
+  }
+}
+
+/** A token could not be obtained for a passing reason (the authorization server was unreachable): worth a retry. */
+export class TokenUnavailableError extends GatewayError {
+  constructor(backend: string, why: string) {
+    super('backend_unavailable', `Backend '${backend}': no valid access token (${why})`, { backend, reason: 'token_unavailable' });
+  }
+}
+
+/** `POST /reauth/{name}` for a backend whose config has no `auth.type: oauth`. */
+export class ReauthNotSupportedError extends GatewayError {
+  constructor(backend: string) {
+    super('bad_request', `Backend '${backend}' does not use OAuth (auth.type: oauth), so there is nothing to re-authenticate`, { backend });
+  }
+}
+
+/**
+ * Whether `err`, or any error in its `cause` chain, means "the user must
+ * authorize": ours, or the SDK's UnauthorizedError (its transports throw it
+ * when `auth()` ends in a redirect).
+ */
+export function isAuthorizationRequired(err: unknown): boolean {
+  return findAuthorizationRequired(err) !== undefined;
+}
+
+/** The error of the chain that says authorization is required (ours preferred, for its message). */
+export function findAuthorizationRequired(err: unknown): AuthorizationRequiredError | UnauthorizedError | undefined {
+  let sdk: UnauthorizedError | undefined;
+  for (let e = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (e instanceof AuthorizationRequiredError) return e;
+    if (e instanceof UnauthorizedError) sdk ??= e;
+  }
+  return sdk;
+}

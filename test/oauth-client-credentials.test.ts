@@ -1,0 +1,137 @@
+/**
+ * Outgoing auth without a user: OAuth client_credentials (pre-registered
+ * client, or one the gateway registers itself), over Streamable HTTP and
+ * SSE, and a static bearer token. Real authorization server, real protected
+ * MCP server, real SDK Client; no browser anywhere.
+ */
+import { once } from 'node:events';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { backendHeaders } from '../runtime/auth/auth-headers.js';
+import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
+import { isAuthorizationRequired } from '../runtime/auth/errors.js';
+import { tokenFile } from '../runtime/auth/token-store.js';
+import { REDACTED, Redactor } from '../runtime/observability/logging/redactor.js';
+import { NodeStreamableHttpClientTransport } from '../runtime/transports/node-streamable-http-client-transport.js';
+import type { HttpBackendSpec } from '../schemas/config.js';
+import { readTokenFile } from './helpers/token-file.js';
+import { MACHINE_CLIENT, startOAuthEnv, type OAuthEnv } from './fixtures/oauth-env.js';
+
+async function whoami(transport: Transport): Promise<{ client_id: string; scopes: string[] }> {
+  const c = new Client({ name: 'oauth-test', version: '1.0.0' });
+  await c.connect(transport);
+  try {
+    const result = (await c.callTool({ name: 'whoami', arguments: {} })) as { content: Array<{ text: string }> };
+    return JSON.parse(result.content[0].text) as { client_id: string; scopes: string[] };
+  } finally {
+    await c.close();
+  }
+}
+
+describe('OAuth backend: client_credentials and bearer, no browser', () => {
+  let env: OAuthEnv;
+  let dir: string;
+  let redactor: Redactor;
+  let manager: BackendAuthManager;
+
+  beforeAll(async () => {
+    env = await startOAuthEnv();
+    dir = mkdtempSync(join(tmpdir(), 'gw-tokens-'));
+    redactor = new Redactor();
+    manager = new BackendAuthManager({ tokensDir: dir, redactor });
+  });
+
+  afterAll(async () => {
+    manager?.close();
+    await env?.close();
+  });
+
+  const machine = (url: string, type: 'sse' | 'streamable-http' = 'streamable-http'): HttpBackendSpec => ({
+    type,
+    url,
+    auth: { type: 'oauth', grant: 'client_credentials', client_id: MACHINE_CLIENT.id, client_secret: MACHINE_CLIENT.secret },
+  });
+
+  it('a pre-registered machine client gets its token at connect, before the first request', async () => {
+    const unauthorizedBefore = env.server.stats.unauthorized;
+    const me = await whoami(manager.createTransport('m2m', machine(env.server.mcpUrl)));
+    expect(me.client_id).toBe(MACHINE_CLIENT.id);
+    expect(me.scopes).toEqual(['mcp:tools']);
+    expect(env.server.stats.unauthorized).toBe(unauthorizedBefore);
+    const file = tokenFile(dir, 'm2m');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const stored = readTokenFile(file);
+    expect(stored.tokens?.access_token).toBeTruthy();
+    expect(stored.tokens?.refresh_token).toBeUndefined();
+    expect(redactor.redact(stored.tokens?.access_token ?? '')).toBe(REDACTED);
+    expect(env.as.registrations()).toHaveLength(0);
+  });
+
+  it('works over SSE as well', async () => {
+    const me = await whoami(manager.createTransport('m2m-sse', machine(env.server.sseUrl, 'sse')));
+    expect(me.client_id).toBe(MACHINE_CLIENT.id);
+  });
+
+  it('without a client_id the gateway registers a confidential machine client itself', async () => {
+    const spec: HttpBackendSpec = { type: 'streamable-http', url: env.server.mcpUrl, auth: { type: 'oauth', grant: 'client_credentials' } };
+    const me = await whoami(manager.createTransport('m2m-dcr', spec));
+    const [registration] = env.as.registrations();
+    expect(env.as.registrations()).toHaveLength(1);
+    expect(registration.grant_types).toEqual(['client_credentials']);
+    expect(registration.token_endpoint_auth_method).toBe('client_secret_basic');
+    expect(me.client_id).toBe(registration.client_id);
+    const secret = (readTokenFile(tokenFile(dir, 'm2m-dcr')).client as { client_secret?: string }).client_secret;
+    expect(secret).toBeTruthy();
+    expect(redactor.redact(secret ?? '')).toBe(REDACTED);
+  });
+
+  it('reauth of a machine backend fetches a new token without a browser (no authorization URL)', async () => {
+    const before = readTokenFile(tokenFile(dir, 'm2m')).tokens?.access_token;
+    const done = once(manager, 'reauthenticated', { signal: AbortSignal.timeout(10_000) });
+    expect(await manager.startReauth('m2m', machine(env.server.mcpUrl))).toEqual({ authorization_url: null });
+    expect(await done).toEqual(['m2m']);
+    const after = readTokenFile(tokenFile(dir, 'm2m')).tokens?.access_token;
+    expect(after).toBeTruthy();
+    expect(after).not.toBe(before);
+  });
+
+  it('a wrong client secret is an error of its own, not a request for consent', async () => {
+    const spec: HttpBackendSpec = {
+      type: 'streamable-http',
+      url: env.server.mcpUrl,
+      auth: { type: 'oauth', grant: 'client_credentials', client_id: MACHINE_CLIENT.id, client_secret: 'wrong-secret-0123456789' },
+    };
+    const err = await whoami(manager.createTransport('m2m-bad', spec)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(isAuthorizationRequired(err)).toBe(false);
+    expect((err as Error).message).toMatch(/invalid_client|client authentication failed/i);
+  });
+
+  it('auth.type bearer: the token is the Authorization header and wins over a configured one', async () => {
+    const res = await fetch(`${env.as.issuer}/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${MACHINE_CLIENT.id}:${MACHINE_CLIENT.secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp:tools', resource: env.server.mcpUrl }),
+    });
+    const { access_token } = (await res.json()) as { access_token: string };
+    const spec: HttpBackendSpec = {
+      type: 'streamable-http',
+      url: env.server.mcpUrl,
+      headers: { authorization: 'Bearer stale-configured-token', 'X-Trace': 'yes' },
+      auth: { type: 'bearer', token: access_token },
+    };
+    expect(backendHeaders(spec)).toEqual({ 'X-Trace': 'yes', Authorization: `Bearer ${access_token}` });
+    const me = await whoami(new NodeStreamableHttpClientTransport(new URL(spec.url), { headers: backendHeaders(spec) }));
+    expect(me.client_id).toBe(MACHINE_CLIENT.id);
+  });
+});
