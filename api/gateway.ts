@@ -21,6 +21,7 @@ import { SkillManager } from '../runtime/skills/skill-manager.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
 import { skillsProvider } from '../runtime/skills/skills-provider.js';
 import { RegistryClient } from '../runtime/registry/registry-client.js';
+import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
 import { Router } from '../runtime/routing/router.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
 import { AUDIT_LEVEL, createLogger, type Logger } from '../runtime/observability/logging/logger.js';
@@ -59,6 +60,7 @@ export type LogFormat = 'pretty' | 'json';
 /** Steps 1–3's products: what the runtime is made of. */
 interface Runtime {
   containers: ContainerManager;
+  auth: BackendAuthManager;
   skills: SkillManager;
   registry: RegistryClient;
   /** Where the registry client reads the running config (it follows reloads). */
@@ -181,6 +183,7 @@ export class Gateway {
     // 4. The controller takes every backend to ShuttingDown and ends its process (or container).
     await this.controller.shutdown();
     await this.runtime.skills.stop();
+    this.runtime.auth.close();
     // Each container is removed with its connection; this catches any an interrupted start left behind.
     await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));
     // 5. Flush what recorded all of that.
@@ -285,7 +288,9 @@ async function buildRuntime(config: GatewayConfig, configPath: string, o: Observ
     fallbackRequests: (req, signal, onprogress) => sessions.requestFromAnySession(req, signal, onprogress),
     notifyBackend: (backend, method, params) => void serving.get(backend)?.notify(method, params),
   }));
-  const serving: ServingBackends = new ServingBackends(traffic, o.logger.child({ component: 'backend' }));
+  // Outgoing OAuth: tokens per backend in <state>/tokens, flows started by POST /reauth.
+  const auth = new BackendAuthManager({ log: o.logger.child({ component: 'oauth' }) });
+  const serving: ServingBackends = new ServingBackends(traffic, o.logger.child({ component: 'backend' }), auth);
   const router = new Router(serving, inFlight);
   const subscriptions = new ResourceSubscriptions(router);
   const sessions: SessionStore = new SessionStore({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, subscriptions, o.logger);
@@ -321,6 +326,7 @@ async function buildRuntime(config: GatewayConfig, configPath: string, o: Observ
   let currentConfig = () => config;
   return {
     containers,
+    auth,
     serving,
     router,
     subscriptions,
@@ -335,9 +341,28 @@ async function buildRuntime(config: GatewayConfig, configPath: string, o: Observ
 /** Who workflow steps are made for when the workflow was not started by a client session. */
 const SKILL_CALLER = { sessionId: 'skills', transport: 'management' } as const;
 
-/** A reload may change session limits and bring new literal credentials (headers, env) to redact. */
+/**
+ * A reload may change session limits and bring new literal credentials
+ * (headers, env) to redact; a completed OAuth flow reconnects its backend.
+ */
 function followReloads(controller: GatewayController, runtime: Runtime, logger: Logger): void {
+  runtime.auth.on('reauthenticated', (name) => {
+    controller.events.emit({ stage: 'reauthenticated', backend: name, message: `${name} is authorized again; reconnecting` });
+    void controller.reconnect(name).catch((err: unknown) => logger.warn({ err, backend: name }, 'reconnect after re-authentication failed'));
+  });
+  runtime.auth.on('reauth_failed', (name, reason) => {
+    controller.events.emit({
+      stage: 'reauth_failed',
+      backend: name,
+      severity: 'error',
+      message: `${name}: re-authentication failed: ${reason}`,
+      details: { reason },
+    });
+  });
+  let names = new Set(Object.keys(controller.config.backends));
   controller.onConfigApplied((config) => {
+    for (const name of names) if (!Object.hasOwn(config.backends, name)) runtime.auth.forget(name);
+    names = new Set(Object.keys(config.backends));
     runtime.containers.updateConfig(config.containers);
     runtime.skills.configure(skillSettingsOf(config, controller.loaded.filePath)).catch((err: unknown) => logger.error({ err }, 'skills settings not applied'));
     runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
@@ -375,6 +400,7 @@ async function listen(
       events: controller.events,
       skills: runtime.skills,
       registry: runtime.registry,
+      auth: runtime.auth,
       listenAddress: () => listening,
       requestShutdown,
     },

@@ -193,6 +193,9 @@ export const ReauthSchema = Type.Object({
   name: Type.String(),
   reauth_initiated: Type.Boolean(),
   error: Type.Union([Type.String(), Type.Null()]),
+  authorization_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'Where the user authorizes the gateway (open it in a browser); null when no browser is needed (client_credentials) or nothing started.',
+  }),
 });
 
 export const ShutdownBodySchema = Type.Object({

@@ -249,7 +249,9 @@ describe('management API (open, two backends)', () => {
       expectError(await api.post('/reauth/nope'), 404, 'backend_not_found');
       const res = await api.post('/reauth/s');
       expect(res.status).toBe(200);
-      expectKeys(res.body, ['name', 'reauth_initiated', 'error']);
+      // The spec's fields plus the authorization URL (issue 16): null when no flow started.
+      expectKeys(res.body, ['name', 'reauth_initiated', 'error', 'authorization_url']);
+      expect(res.body.authorization_url).toBeNull();
       expect(res.body.name).toBe('s');
       expect(res.body.reauth_initiated).toBe(false);
       expect(res.body.error).toMatch(/outgoing auth/);

@@ -6,6 +6,7 @@ import type { Router } from '../../runtime/routing/router.js';
 import type { SessionStore } from '../mcp/session-store.js';
 import type { SkillManager } from '../../runtime/skills/skill-manager.js';
 import type { RegistryClient } from '../../runtime/registry/registry-client.js';
+import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
 
 export interface ListenAddress {
   host: string;
@@ -22,6 +23,8 @@ export interface ManagementContext {
   events: EventBus;
   skills: SkillManager;
   registry: RegistryClient;
+  /** Outgoing OAuth: POST /reauth/{name} starts a flow here. */
+  auth: BackendAuthManager;
   /** Where the gateway listens (known once it listens). */
   listenAddress(): ListenAddress;
   /**

@@ -21,6 +21,7 @@ import type { LaunchedTransport } from '../../runtime/transports/create-transpor
 import type { ContainerView } from '../status/status-store.js';
 import type { ConditionUpdate } from '../status/conditions.js';
 import { containerStep, forgetImage, type ContainerManagerPort, type ContainerMemory } from './container-step.js';
+import { findAuthorizationRequired } from '../../runtime/auth/errors.js';
 
 /** What the reconciler needs of a backend connection (runtime/backends/backend-connection.ts). */
 export interface BackendHandle extends Pingable {
@@ -29,6 +30,8 @@ export interface BackendHandle extends Pingable {
   readonly catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
   /** Why it ended by itself (process exit, transport loss); undefined while up. */
   readonly endedReason?: string;
+  /** Set when it ended because the user must authorize the gateway again (OAuth): no retry helps. */
+  readonly authorizationRequired?: string;
   /** The container it runs in, once started. */
   readonly container?: ContainerView;
   connect(): Promise<void>;
@@ -68,6 +71,8 @@ interface Live<C> {
   conflict: string | null;
   /** What the container steps remember (the ensured image). */
   container: ContainerMemory;
+  /** The spec that needs the user's authorization: parked (no retries) until a reauth, a reconnect or new settings. */
+  awaitingAuthorization?: BackendSpec;
 }
 
 export interface ReconcilerDeps<C extends BackendHandle> {
@@ -272,6 +277,15 @@ export class Reconciler<C extends BackendHandle> {
 
   private async connectionLost(name: string, live: Live<C>, reason: string): Promise<ReconcileResult> {
     const conn = live.conn!;
+    if (conn.authorizationRequired) {
+      live.conn = undefined;
+      live.connectedSpec = undefined;
+      live.connectedAt = undefined;
+      this.d.serving.detach(name, { remember: true });
+      void conn.close();
+      this.d.events.emit({ stage: 'disconnected', backend: name, severity: 'error', message: `${name} lost its authorization: ${reason}` });
+      return this.awaitAuthorization(name, live, this.d.desired.get(name)!, conn.authorizationRequired, this.d.view.get(name)!.reconnectsAnswered);
+    }
     live.conn = undefined;
     live.connectedSpec = undefined;
     live.connectedAt = undefined;
@@ -309,6 +323,8 @@ export class Reconciler<C extends BackendHandle> {
       this.d.backoff.forget(name);
       live.retryAt = 0;
     }
+    if (live.awaitingAuthorization && !reconnect && !newSettings) return {}; // only the user can unblock it (POST /reauth)
+    live.awaitingAuthorization = undefined;
     const wait = live.retryAt - this.now();
     if (wait > 0) return { requeueAfterMs: wait };
     if (desired.type !== 'stdio' || !this.d.containers) return this.connect(name, live, desired);
@@ -342,6 +358,8 @@ export class Reconciler<C extends BackendHandle> {
         this.d.status.update(name, { state: 'disconnected', error: reason });
         return { requeueAfterMs: 0 };
       }
+      const auth = findAuthorizationRequired(err);
+      if (auth) return this.awaitAuthorization(name, live, spec, auth.message, answering);
       // The image may be gone (a `gateway clean --all`): it is checked again before the next attempt.
       if (launch) forgetImage(live.container);
       return this.failAttempt(name, live, reason, 'ConnectFailed', answering);
@@ -365,6 +383,8 @@ export class Reconciler<C extends BackendHandle> {
     const running: ConditionUpdate[] = container
       ? [{ type: 'ContainerRunning', status: true, reason: 'Running', message: `${container.runtime} container ${container.id.slice(0, 12)}` }]
       : [];
+    if (spec.type !== 'stdio' && spec.auth?.type === 'oauth')
+      running.push({ type: 'Authenticated', status: true, reason: 'Authorized', message: 'the backend accepted the access token' });
     this.d.status.update(
       name,
       {
@@ -387,6 +407,32 @@ export class Reconciler<C extends BackendHandle> {
     // A fresh connection is checked at once, not one interval later: its record shows real health from the start.
     void this.d.prober.probe(name, conn);
     return { requeueAfterMs: this.d.backoff.stableAfterMs };
+  }
+
+  /**
+   * The backend needs the user to authorize the gateway (OAuth): Failed with
+   * Authenticated=false / AuthorizationRequired, and parked: no retry loop,
+   * since only `gateway-client reauth <name>` (POST /reauth) can help.
+   */
+  private awaitAuthorization(name: string, live: Live<C>, spec: BackendSpec, message: string, answering: number): ReconcileResult {
+    live.awaitingAuthorization = spec;
+    live.retryAt = 0;
+    this.d.backoff.forget(name);
+    this.d.status.update(
+      name,
+      {
+        state: 'disconnected',
+        error: message,
+        reconnectsAnswered: answering,
+        conditions: [
+          { type: 'Authenticated', status: false, reason: 'AuthorizationRequired', message },
+          { type: 'Ready', status: false, reason: 'AuthorizationRequired', message },
+        ],
+      },
+      'authorization required',
+    );
+    this.d.events.emit({ stage: 'error', backend: name, severity: 'error', message: `${name}: ${message}` });
+    return {};
   }
 
   /** Records a failed attempt (connect, image, runtime) and schedules the next one after the backoff. */

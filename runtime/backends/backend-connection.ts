@@ -25,6 +25,7 @@ import { createTransport, type LaunchedTransport } from '../transports/create-tr
 import type { OrderedDeliveryTransport } from '../transports/ordered-delivery.js';
 import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
+import { AuthorizationRequiredError, findAuthorizationRequired } from '../auth/errors.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../version.js';
 import { PASSTHROUGH } from '../transports/passthrough-schema.js';
 import type { CallerContext, JsonObject } from '../routing/caller.js';
@@ -79,6 +80,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   private exitReason?: string;
   /** Why the connection ended by itself (process exit, transport loss); undefined while up or when closed on purpose. */
   endedReason?: string;
+  /** Set when it ended because the backend needs the user to authorize the gateway again (OAuth). */
+  authorizationRequired?: string;
   /** Requests the backend sent us that are being answered, by id (see connect()). */
   private readonly incoming = new Map<RequestId, AbortController>();
   /** Per kind, how many catalog loads have started: a slower, older load must not overwrite a newer one. */
@@ -201,6 +204,10 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     try {
       return (await client.request({ method, params }, PASSTHROUGH, options)) as JsonObject;
     } catch (err) {
+      const auth = findAuthorizationRequired(err);
+      // The tokens are gone for good (a revoked refresh token): the backend waits for the user, not for a retry.
+      // A missing scope (step-up) fails only the calls that need it.
+      if (auth && !(auth instanceof AuthorizationRequiredError && auth.stepUpScope)) void this.endForAuthorization(auth.message);
       throw toBackendError(this.name, err, opts.timeoutMs, opts.signal);
     }
   }
@@ -230,6 +237,14 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     } catch (err) {
       this.log.debug({ backend: this.name, err: (err as Error).message }, 'error while closing backend');
     }
+  }
+
+  /** Ends the connection because its OAuth tokens are gone; the controller parks it until a re-authentication. */
+  private async endForAuthorization(message: string): Promise<void> {
+    if (this.closing) return;
+    this.authorizationRequired = message;
+    this.exitReason = message;
+    await this.client?.close().catch(() => undefined);
   }
 
   /**

@@ -11,6 +11,7 @@ import type { BackendSpec } from '../../schemas/config.js';
 import { BackendConnection, type BackendBridge, type ForwardOptions } from './backend-connection.js';
 import type { JsonObject } from '../routing/caller.js';
 import type { LaunchedTransport } from '../transports/create-transport.js';
+import type { BackendAuthManager } from '../auth/backend-auth-manager.js';
 import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type RouteTable } from '../routing/route-table.js';
 import { listResultJson } from '../transports/json-rpc.js';
 import type { BackendCatalog } from './backend-catalog.js';
@@ -62,6 +63,8 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   constructor(
     private readonly bridge: BackendBridge,
     private readonly log: Logger,
+    /** Makes the transports of backends with `auth.type: oauth`. */
+    private readonly auth?: Pick<BackendAuthManager, 'createTransport'>,
   ) {
     super();
   }
@@ -74,8 +77,11 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     this.rebuild();
   }
 
+  /** A new connection; `launch` makes its transport (a container). An OAuth backend's transport comes from the auth manager. */
   create(name: string, spec: BackendSpec, launch?: () => LaunchedTransport): BackendConnection {
-    return new BackendConnection(name, spec, this.bridge, this.log, launch);
+    const auth = this.auth;
+    const oauth = spec.type !== 'stdio' && spec.auth?.type === 'oauth' && auth ? () => auth.createTransport(name, spec) : undefined;
+    return new BackendConnection(name, spec, this.bridge, this.log, launch ?? oauth);
   }
 
   /** Puts a connected backend into service. */

@@ -8,6 +8,7 @@ import type { BackendSpec } from '../../schemas/config.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio-transport.js';
 import { NodeStreamableHttpClientTransport } from './node-streamable-http-client-transport.js';
 import { OrderedDeliveryTransport } from './ordered-delivery.js';
+import { backendHeaders } from '../auth/auth-headers.js';
 
 export interface TransportHooks {
   onstderr?: (line: string) => void;
@@ -25,6 +26,7 @@ export type LaunchedTransport = Transport & TransportHooks;
 export function createTransport(spec: BackendSpec, hooks: TransportHooks = {}, launch?: () => LaunchedTransport): OrderedDeliveryTransport {
   if (!launch) return new OrderedDeliveryTransport(createRawTransport(spec, hooks));
   const raw = launch();
+  // A container reports stderr and exit like a process; an HTTP transport has neither and ignores them.
   raw.onstderr = hooks.onstderr;
   raw.onexit = hooks.onexit;
   return new OrderedDeliveryTransport(raw);
@@ -39,7 +41,7 @@ function createRawTransport(spec: BackendSpec, hooks: TransportHooks): Transport
       return t;
     }
     case 'sse': {
-      const headers = spec.headers ?? {};
+      const headers = backendHeaders(spec);
       return new SSEClientTransport(new URL(spec.url), {
         requestInit: { headers },
         // The SSE GET is made by EventSource; it needs the headers too (auth).
@@ -50,6 +52,6 @@ function createRawTransport(spec: BackendSpec, hooks: TransportHooks): Transport
     }
     case 'streamable-http':
       // Node-native rather than the SDK's fetch-based transport: see docs/performance.md.
-      return new NodeStreamableHttpClientTransport(new URL(spec.url), { headers: spec.headers ?? {} });
+      return new NodeStreamableHttpClientTransport(new URL(spec.url), { headers: backendHeaders(spec) });
   }
 }

@@ -45,9 +45,13 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
       const { name } = req.params;
       controller.requireBackend(name);
       if (controller.state !== 'running') throw new GatewayError('service_unavailable', `The gateway is ${controller.state}`, { state: controller.state });
-      // No backend carries outgoing authentication yet, so there is never a flow to start.
-      const error = `Backend '${name}' has no outgoing authentication configured (auth.type: oauth)`;
-      return { name, reauth_initiated: false, error };
+      // Answers at once with the URL; the backend reconnects by itself once the flow completes (event `reauthenticated`).
+      try {
+        const { authorization_url } = await ctx.auth.startReauth(name, controller.config.backends[name]!);
+        return { name, reauth_initiated: true, error: null, authorization_url };
+      } catch (err) {
+        return { name, reauth_initiated: false, error: (err as Error).message, authorization_url: null };
+      }
     },
   );
 
