@@ -41,7 +41,11 @@ export class TokenUnavailableError extends GatewayError {
 /** `POST /reauth/{name}` for a backend whose config has no `auth.type: oauth`. */
 export class ReauthNotSupportedError extends GatewayError {
   constructor(backend: string) {
-    super('bad_request', `Backend '${backend}' does not use OAuth: no outgoing authentication configured (auth.type: oauth), so there is nothing to re-authenticate`, { backend });
+    super(
+      'bad_request',
+      `Backend '${backend}' does not use OAuth: no outgoing authentication configured (auth.type: oauth), so there is nothing to re-authenticate`,
+      { backend },
+    );
   }
 }
 
