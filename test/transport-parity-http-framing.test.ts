@@ -30,6 +30,7 @@ const CASES: Array<{ name: string; answer: Answer; expected: unknown[] }> = [
     answer: { contentType: 'application/json; charset=utf-8', body: json(result(1, { t: 'é✓' })) },
     expected: [result(1, { t: 'é✓' })],
   },
+  { name: 'JSON starting with a UTF-8 byte order mark', answer: { contentType: 'application/json', body: `\uFEFF${json(result(1))}` }, expected: [result(1)] },
   {
     name: 'SSE: named and unnamed events, comments, id and retry fields',
     answer: {
@@ -55,6 +56,11 @@ const CASES: Array<{ name: string; answer: Answer; expected: unknown[] }> = [
     name: 'SSE: events of another name are not messages',
     answer: { contentType: 'text/event-stream', body: `event: ping\ndata: {}\n\nevent: endpoint\ndata: /x\n\ndata: ${json(result(1))}\n\n` },
     expected: [result(1)],
+  },
+  {
+    name: 'SSE starting with a UTF-8 byte order mark',
+    answer: { contentType: 'text/event-stream; charset=utf-8', body: `\uFEFFdata: ${json(note(1))}\n\ndata: ${json(result(1))}\n\n` },
+    expected: [note(1), result(1)],
   },
 ];
 

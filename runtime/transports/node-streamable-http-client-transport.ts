@@ -48,6 +48,8 @@ interface SseOptions {
 
 const DEFAULT_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 const MAX_REDIRECTS = 5;
+/** A byte order mark starting a body: fetch's UTF-8 decode (the SDK's transport) drops it, Node's decoder does not. */
+const BOM = 0xfeff;
 
 export class NodeStreamableHttpClientTransport implements Transport {
   onclose?: () => void;
@@ -339,6 +341,8 @@ class SseParser {
   private event?: string;
   private id?: string;
   private sawId = false;
+  /** Text arrived already (a byte order mark may only start the stream). */
+  private started = false;
 
   constructor(
     private readonly onEvent: (e: SseEvent) => void,
@@ -346,6 +350,10 @@ class SseParser {
   ) {}
 
   push(chunk: string): void {
+    if (!this.started && chunk.length > 0) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === BOM) chunk = chunk.slice(1);
+    }
     this.buffer += chunk;
     let start = 0;
     for (;;) {
@@ -423,7 +431,7 @@ function readText(res: IncomingMessage): Promise<string> {
     let text = '';
     res.setEncoding('utf8');
     res.on('data', (c: string) => (text += c));
-    res.once('end', () => resolve(text));
+    res.once('end', () => resolve(text.charCodeAt(0) === BOM ? text.slice(1) : text));
     res.once('error', reject);
     res.once('aborted', () => reject(abortError()));
   });
