@@ -170,7 +170,15 @@ describe('client transports on statuses, redirects and headers', () => {
         expect(seen).toHaveLength(1);
       });
 
-      for (const status of [307]) {
+      it('a same-origin redirect that adds credentials is not followed', async () => {
+        handler = (_req, res) => res.writeHead(307, { location: home.replace('http://', 'http://user:pw@') + '/moved' }).end();
+        const c = open(kind);
+        await c.http.start();
+        expect(await call(c, 1)).toMatchObject({ code: 307 });
+        expect(seen).toHaveLength(1);
+      });
+
+      for (const status of [301, 302, 303, 307]) {
         it(`the GET stream follows a same-origin ${status}`, async () => {
           handler = (req, res) => {
             if (req.method === 'POST') return void res.writeHead(202).end(); // notifications/initialized
