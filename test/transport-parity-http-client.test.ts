@@ -134,6 +134,23 @@ describe('client transports on statuses, redirects and headers', () => {
         expect(c.http.sessionId).toBeUndefined();
       });
 
+      it('a POST stream that ends after an event id but before its answer is resumed with Last-Event-ID', async () => {
+        const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } };
+        handler = (req, res) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          if (req.method === 'POST') return void res.end(`id: e1\nretry: 5\ndata: ${JSON.stringify(progress)}\n\n`);
+          res.end(`id: e2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { resumed: true } })}\n\n`);
+        };
+        const c = open(kind);
+        await c.http.start();
+        expect(await call(c, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: { resumed: true } });
+        expect(c.messages).toEqual([progress, { jsonrpc: '2.0', id: 1, result: { resumed: true } }]);
+        expect(seen.map((s) => [s.method, s.headers['last-event-id']])).toEqual([
+          ['POST', undefined],
+          ['GET', 'e1'],
+        ]);
+      });
+
       for (const status of [307, 308]) {
         it(`a same-origin ${status} is followed with method and body`, async () => {
           handler = (req, res, body) => {

@@ -211,6 +211,24 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
       expect(t.errors[0]).toMatchObject({ code: 404 });
     });
 
+    it('the server closing the session during a call: ours fails the call, the SDK leaves it to the client timeout', async () => {
+      const { client, session } = await connect();
+      const call = client.callTool({ name: 'hang' }, undefined, { timeout: serverKind === 'sdk' ? 300 : 60_000 });
+      await server.changes.until(() => session.hangStarted.length === 1, 'hang to start');
+      await session.transport.close();
+      if (serverKind === 'ours') {
+        // Deliberate: a response that has not sent its headers yet (the first second of a
+        // call with nothing before its answer) is answered 404 "Session closed", so the
+        // caller learns at once. Once a response is an SSE stream, ours ends it like the SDK.
+        await expect(call).rejects.toBeInstanceOf(StreamableHTTPError);
+        await expect(call).rejects.toMatchObject({ code: 404 });
+      } else {
+        // The SDK's transport ends the call's SSE stream without an answer; the client
+        // does not resume a stream that had no event id, so only its request timeout ends the call.
+        await expect(call).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+      }
+    });
+
     it('close() rejects pending requests and ends every connection to the server', async () => {
       const { client, session } = await connect();
       await server.getStreamOpened(session.id);
@@ -262,7 +280,19 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
         { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
         { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
       ]);
-      expect(received).toHaveLength(3);
+      // A batch where one answer is preceded by progress (our server switches that response to SSE midway).
+      await http.send([
+        { jsonrpc: '2.0', id: 4, method: 'ping' },
+        { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'burst', arguments: { count: 3 }, _meta: { progressToken: 'bp' } } },
+      ]);
+      await changes.until(() => received.some((m) => 'id' in m && m.id === 4) && received.some((m) => 'id' in m && m.id === 5), 'both answers');
+      const rest = received.slice(3) as Array<{ id?: number; method?: string; params?: { progress?: number } }>;
+      const progress = rest.filter((m) => m.method === 'notifications/progress').map((m) => m.params?.progress);
+      expect(progress).toEqual([1, 2, 3]);
+      // Every progress comes before the answer it belongs to.
+      expect(rest.findIndex((m) => m.id === 5)).toBeGreaterThan(Math.max(...rest.map((m, i) => (m.method ? i : -1))));
+      // Nothing else arrived: the notification batch above got no answer.
+      expect(rest).toHaveLength(5);
     });
   });
 
