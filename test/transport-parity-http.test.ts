@@ -53,10 +53,10 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
     /** Nothing went wrong on the way: no combination reports a spurious transport error. */
     const expectNoTransportErrors = () => expect(clients.flatMap((c) => c.errors.map((e) => e.message))).toEqual([]);
 
-    async function connect(opts: HttpTransportOptions = {}) {
+    async function connect(opts: HttpTransportOptions = {}, url = server.url) {
       const t = testClient();
       clients.push(t);
-      const { transport, http } = httpClientTransport(clientKind, server.url, opts);
+      const { transport, http } = httpClientTransport(clientKind, url, opts);
       cleanups.push(() => t.client.close());
       await t.client.connect(transport);
       const session: ParitySession = server.session(http.sessionId);
@@ -64,14 +64,16 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
       return Object.assign(t, { http, session });
     }
 
-    it('initialize: a session id the server knows, the server info, headers on every request', async () => {
-      const { client, http, session } = await connect({ headers: { [PROBE_HEADER]: 'hello' } });
+    it('initialize: a session id the server knows, the server info; headers, URL and auth reach the handler', async () => {
+      // A query string on the endpoint, a configured header and a bearer token (turned into authInfo by the app).
+      const t = await connect({ headers: { [PROBE_HEADER]: 'hello', authorization: 'Bearer tok-1' } }, `${server.url}?tenant=a`);
+      const { http } = t;
       expect(http.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(session.closed).toBe(false);
-      expect(client.getServerVersion()).toEqual({ name: `parity-${serverKind}`, version: '1.0.0' });
+      expect(t.session.closed).toBe(false);
+      expect(t.client.getServerVersion()).toEqual({ name: `parity-${serverKind}`, version: '1.0.0' });
       expect(http.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
-      const seen = JSON.parse(textOf(await client.callTool({ name: 'request_headers' }))) as Record<string, string>;
-      expect(seen).toEqual({ probe: 'hello', version: LATEST_PROTOCOL_VERSION, session: http.sessionId });
+      const seen = JSON.parse(textOf(await t.client.callTool({ name: 'request_info' }))) as Record<string, string>;
+      expect(seen).toEqual({ probe: 'hello', version: LATEST_PROTOCOL_VERSION, session: http.sessionId, path: '/mcp?tenant=a', token: 'tok-1' });
       expectNoTransportErrors();
     });
 

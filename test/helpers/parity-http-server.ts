@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -28,7 +29,7 @@ import { Changes } from './changes.js';
 export type ServerKind = 'ours' | 'sdk';
 export const SERVER_KINDS: readonly ServerKind[] = ['ours', 'sdk'];
 
-/** The header a test client sends so that the tool `request_headers` can show it arrived. */
+/** The header a test client sends so that the tool `request_info` can show it arrived. */
 export const PROBE_HEADER = 'x-parity-probe';
 
 export interface ParitySession {
@@ -128,7 +129,11 @@ export async function startParityServer(kind: ServerKind): Promise<ParityHttpSer
       }
     }
     observe(session, req, res, changes);
-    await session.transport.handleRequest(req, res, body);
+    // As auth middleware would: the transport hands `req.auth` to handlers as extra.authInfo.
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const authed: IncomingMessage & { auth?: AuthInfo } = req;
+    if (bearer) authed.auth = { token: bearer, clientId: 'parity', scopes: [] };
+    await session.transport.handleRequest(authed, res, body);
   }
 
   const http: Server = createServer((req, res) => {
@@ -181,8 +186,8 @@ export async function startParityServer(kind: ServerKind): Promise<ParityHttpSer
  * (recording start and abort), `sample_standalone` asks for sampling on the
  * standalone GET stream rather than the call's own stream, `after_headers`
  * answers only once its response has sent headers without the answer (our
- * transport does so when an answer takes over a second), `request_headers`
- * returns the headers the handler saw.
+ * transport does so when an answer takes over a second), `request_info`
+ * returns what the handler saw of the HTTP request (requestInfo, authInfo).
  */
 function registerProbeTools(session: ParitySession, changes: Changes): void {
   const mcp = session.server;
@@ -202,9 +207,18 @@ function registerProbeTools(session: ParitySession, changes: Changes): void {
     const res = await changes.until(() => [...session.openPosts].find((r) => r.headersSent), 'the POST response headers');
     return text(`after headers: ${contentTypes.get(res)}`);
   });
-  mcp.registerTool('request_headers', { description: 'Headers the handler saw' }, async (extra) => {
+  mcp.registerTool('request_info', { description: 'What the handler saw of the HTTP request' }, async (extra) => {
     const h = extra.requestInfo?.headers ?? {};
-    return text(JSON.stringify({ probe: h[PROBE_HEADER], version: h['mcp-protocol-version'], session: h['mcp-session-id'] }));
+    const url = extra.requestInfo?.url;
+    return text(
+      JSON.stringify({
+        probe: h[PROBE_HEADER],
+        version: h['mcp-protocol-version'],
+        session: h['mcp-session-id'],
+        path: url && url.pathname + url.search,
+        token: extra.authInfo?.token,
+      }),
+    );
   });
 }
 
