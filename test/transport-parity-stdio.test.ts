@@ -37,8 +37,12 @@ describe.each(CLIENT_KINDS)('%s stdio client transport', (kind: ClientKind) => {
     await (await shared)?.client.close();
   });
 
+  /** Ours or the SDK's, on `command` (the SDK's would pass the fixture's stderr log through to the test output). */
+  const stdioTransport = (command: { command: string; args: string[] }) =>
+    kind.startsWith('ours') ? new ProcessGroupStdioTransport(command) : new StdioClientTransport({ ...command, stderr: 'ignore' });
+
   async function connect(command = fixtureCommand(['--name', 'stdio-parity']), closeAfterTest = true) {
-    const raw = kind.startsWith('ours') ? new ProcessGroupStdioTransport(command) : new StdioClientTransport({ ...command, stderr: 'ignore' });
+    const raw = stdioTransport(command);
     const t = testClient();
     let closed = false;
     const onClosed = new Promise<void>((resolve) => {
@@ -129,6 +133,13 @@ describe.each(CLIENT_KINDS)('%s stdio client transport', (kind: ClientKind) => {
     await expect(call).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
     await t.onClosed;
     expect(isAlive(t.pid)).toBe(false);
+  });
+
+  it('a command that does not exist fails connect() with the spawn error', async () => {
+    const t = testClient();
+    await expect(t.client.connect(maybeOrdered(kind, stdioTransport({ command: '/nonexistent/parity-server', args: [] })))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 
   it('the server process dying rejects pending requests and closes the client', async () => {
