@@ -20,9 +20,10 @@
  * - A GET stream that ends, or a POST stream that ends after an event id but
  *   before its answer, is resumed with Last-Event-ID: at most 2 tries, 1 s
  *   growing 1.5x (or the server's `retry`).
- * - Same-origin 307/308 redirects are followed (at most 5); other redirects
- *   are reported, not followed. An HTTP error status rejects the send with
- *   the SDK's StreamableHTTPError (code = status).
+ * - Same-origin redirects are followed as by the SDK (at most 5): 307/308
+ *   for any request, 301/302/303 for a GET; never one that adds credentials.
+ *   Other redirects are reported, not followed. An HTTP error status rejects
+ *   the send with the SDK's StreamableHTTPError (code = status).
  * - close() aborts everything in flight; terminateSession() sends DELETE.
  *
  * There is no OAuth provider: gateway backends authenticate with headers.
@@ -48,6 +49,8 @@ interface SseOptions {
 
 const DEFAULT_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 const MAX_REDIRECTS = 5;
+/** A byte order mark starting a body: fetch's UTF-8 decode (the SDK's transport) drops it, Node's decoder does not. */
+const BOM = 0xfeff;
 
 export class NodeStreamableHttpClientTransport implements Transport {
   onclose?: () => void;
@@ -203,21 +206,15 @@ export class NodeStreamableHttpClientTransport implements Transport {
     }
   }
 
-  /** One HTTP request; resolves with the response once its headers are in (same-origin 307/308 followed). */
+  /** One HTTP request; resolves with the response once its headers are in (redirects followed as by the SDK). */
   private async request(method: string, headers: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
     let url = this.url;
     for (let hop = 0; ; hop++) {
       const res = await this.requestOnce(url, method, headers, body);
-      const status = res.statusCode ?? 0;
-      if ((status === 307 || status === 308) && hop < MAX_REDIRECTS) {
-        const target = redirectTarget(res, url);
-        if (target && target.origin === this.url.origin) {
-          res.resume();
-          url = target;
-          continue;
-        }
-      }
-      return res;
+      const target = hop < MAX_REDIRECTS ? followableRedirect(res, url, method) : undefined;
+      if (!target) return res;
+      res.resume();
+      url = target;
     }
   }
 
@@ -339,6 +336,8 @@ class SseParser {
   private event?: string;
   private id?: string;
   private sawId = false;
+  /** Text arrived already (a byte order mark may only start the stream). */
+  private started = false;
 
   constructor(
     private readonly onEvent: (e: SseEvent) => void,
@@ -346,6 +345,10 @@ class SseParser {
   ) {}
 
   push(chunk: string): void {
+    if (!this.started && chunk.length > 0) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === BOM) chunk = chunk.slice(1);
+    }
     this.buffer += chunk;
     let start = 0;
     for (;;) {
@@ -423,7 +426,7 @@ function readText(res: IncomingMessage): Promise<string> {
     let text = '';
     res.setEncoding('utf8');
     res.on('data', (c: string) => (text += c));
-    res.once('end', () => resolve(text));
+    res.once('end', () => resolve(text.charCodeAt(0) === BOM ? text.slice(1) : text));
     res.once('error', reject);
     res.once('aborted', () => reject(abortError()));
   });
@@ -437,6 +440,22 @@ function redirectTarget(res: IncomingMessage, from: URL): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Where a redirect leads if it is to be followed, as the SDK's fetchWithinOrigin
+ * decides: the same origin; 307/308 keep the method and body, so any request;
+ * 301/302/303 only for a GET (fetch would turn a POST into a GET); and never
+ * a target that adds user name or password. An http-to-https upgrade, which the
+ * SDK also follows, is not: this transport speaks one protocol.
+ */
+function followableRedirect(res: IncomingMessage, from: URL, method: string): URL | undefined {
+  const status = res.statusCode ?? 0;
+  if (status !== 307 && status !== 308 && !((status === 301 || status === 302 || status === 303) && method === 'GET')) return undefined;
+  const target = redirectTarget(res, from);
+  if (!target || target.origin !== from.origin) return undefined;
+  const addsCredentials = (target.username || target.password) && (target.username !== from.username || target.password !== from.password);
+  return addsCredentials ? undefined : target;
 }
 
 /** For a redirect that was not followed: where it pointed (no credentials, query or fragment). */
