@@ -59,6 +59,9 @@ const LIST_CHANGED: Record<string, CatalogKind[]> = {
   'notifications/prompts/list_changed': ['prompts'],
 };
 
+/** How long closing waits for a backend to acknowledge the end of its session (streamable HTTP DELETE). */
+const SESSION_END_TIMEOUT_MS = 1000;
+
 /** Catalog pages followed at most, so a looping cursor cannot hang a connect. */
 const MAX_PAGES = 1000;
 
@@ -225,6 +228,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   }
 
   async close(): Promise<void> {
+    const endedByItself = this.closing;
     this.closing = true;
     const client = this.client;
     const transport = this.transport;
@@ -232,6 +236,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     this.transport = undefined;
     this.catalog = emptyCatalog();
     try {
+      // A streamable HTTP session we end on purpose is ended at the backend too (DELETE), briefly: a dead backend must not hold us up.
+      if (!endedByItself && this.connected && transport) await withTimeout(transport.terminateSession(), SESSION_END_TIMEOUT_MS).catch(() => undefined);
       if (client) await client.close();
       else await transport?.close();
     } catch (err) {
@@ -332,6 +338,23 @@ function withAbort<T>(promise: Promise<T>, signal: AbortSignal, error: () => Err
       (e) => {
         signal.removeEventListener('abort', onAbort);
         reject(e);
+      },
+    );
+  });
+}
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err instanceof Error ? err : new Error(String(err)));
       },
     );
   });
