@@ -52,10 +52,15 @@ const Renames = Type.Object(
   { additionalProperties: false, description: 'Keyed by the original name at the backend.' },
 );
 
+/** A backend's timeouts unless its config says otherwise (seconds). */
+export const DEFAULT_TIMEOUTS = { connect_s: 30, request_s: 60 } as const;
+
 const Timeouts = Type.Object(
   {
-    connect_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 30 })),
-    request_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 60 })),
+    connect_s: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, default: DEFAULT_TIMEOUTS.connect_s, description: 'Connect, initialize and first catalog load.' }),
+    ),
+    request_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: DEFAULT_TIMEOUTS.request_s, description: 'Every forwarded request.' })),
   },
   { additionalProperties: false },
 );

@@ -19,7 +19,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { BackendSpec } from '../../schemas/config.js';
+import { DEFAULT_TIMEOUTS, type BackendSpec } from '../../schemas/config.js';
 import { BackendUnavailableError } from '../../schemas/errors.js';
 import { createTransport, type LaunchedTransport } from '../transports/create-transport.js';
 import type { OrderedDeliveryTransport } from '../transports/ordered-delivery.js';
@@ -105,12 +105,12 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
 
   /** Connect, initialize and first catalog load (config `timeouts.connect_s`, default 30 s). */
   get connectTimeoutMs(): number {
-    return (this.spec.timeouts?.connect_s ?? 30) * 1000;
+    return (this.spec.timeouts?.connect_s ?? DEFAULT_TIMEOUTS.connect_s) * 1000;
   }
 
   /** Every forwarded request (config `timeouts.request_s`, default 60 s). */
   get requestTimeoutMs(): number {
-    return (this.spec.timeouts?.request_s ?? 60) * 1000;
+    return (this.spec.timeouts?.request_s ?? DEFAULT_TIMEOUTS.request_s) * 1000;
   }
 
   get serverCapabilities(): ServerCapabilities | undefined {
