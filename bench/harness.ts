@@ -9,8 +9,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../test/fixtures/spawn.js';
-import type { LoadCommand, RunResult } from './loadgen.js';
-import { childPids, cpuMicros, rssBytes, sleep, startProcess, type Proc } from './proc.js';
+import type { LoadCommand, LoadMethod, RunResult } from './loadgen.js';
+import { childPids, cpuMicros, mainThreadWakeups, rssBytes, sleep, startProcess, type Proc } from './proc.js';
 
 export { childPids, rssBytes };
 
@@ -25,7 +25,7 @@ const DIST = join(ROOT, 'dist');
 export const BACKEND_JS = join(DIST, 'bench', 'backend.js');
 export const FIXTURE_JS = join(DIST, 'test', 'fixtures', 'fixture-server-main.js');
 /** BENCH_GATEWAY: another build's cli/gateway.js, e.g. a checkout of the code before a change. */
-const GATEWAY_JS = env.BENCH_GATEWAY || join(DIST, 'cli', 'gateway.js');
+export const GATEWAY_JS = env.BENCH_GATEWAY || join(DIST, 'cli', 'gateway.js');
 const LOADGEN_JS = join(DIST, 'bench', 'loadgen.js');
 const NO_NETWORK_JS = join(DIST, 'bench', 'no-network.js');
 const HUB_JS = join(ROOT, 'node_modules', 'mcp-hub', 'dist', 'cli.js');
@@ -52,11 +52,18 @@ export function freePort(): Promise<number> {
 
 export const backendCmd = (args: string[]) => ({ command: NODE, args: [BACKEND_JS, '--transport', 'stdio', ...args] });
 
-export async function startHttpBackend(name: string, script: 'bench' | 'fixture', extra: string[] = []): Promise<{ proc: Proc; url: string }> {
+/** The SDK fixture server (an `McpServer`) over stdio, as a backend command. */
+export const sdkStdioCmd = (name: string) => ({ command: NODE, args: [FIXTURE_JS, '--transport', 'stdio', '--name', name] });
+
+/**
+ * `bench`: the cheap bench backend; `fixture`: the SDK fixture server with plain JSON
+ * answers; `sdk`: the SDK fixture server as the SDK serves by default (SSE-framed answers).
+ */
+export async function startHttpBackend(name: string, script: 'bench' | 'fixture' | 'sdk', extra: string[] = []): Promise<{ proc: Proc; url: string }> {
   const args =
     script === 'bench'
       ? [BACKEND_JS, '--transport', 'http', '--name', name, ...extra]
-      : [FIXTURE_JS, '--transport', 'streamable-http', '--json-response', '--name', name, ...extra];
+      : [FIXTURE_JS, '--transport', 'streamable-http', ...(script === 'fixture' ? ['--json-response'] : []), '--name', name, ...extra];
   const proc = startProcess(`${script}-backend-${name}`, NODE, args);
   const m = await proc.waitForLine(/^LISTENING (\d+)$/, 15_000);
   return { proc, url: `http://127.0.0.1:${m[1]}/mcp` };
@@ -75,6 +82,8 @@ export async function startGateway(
   backends: Record<string, unknown>,
   extra: Record<string, unknown> = {},
   nodeArgs: string[] = [],
+  /** Which build's cli/gateway.js to run (default: GATEWAY_JS). */
+  gatewayJs = GATEWAY_JS,
 ): Promise<GatewayProc> {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
@@ -89,8 +98,9 @@ export async function startGateway(
   const configPath = join(dir, 'config.yaml'); // JSON is YAML
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const started = performance.now();
-  const proc = startProcess(`gateway-${name}`, NODE, [...nodeArgs, GATEWAY_JS, 'server', '--config', configPath, '--port', '0', '--log-level', 'warn'], {
+  const proc = startProcess(`gateway-${name}`, NODE, [...nodeArgs, gatewayJs, 'server', '--config', configPath, '--port', '0', '--log-level', 'warn'], {
     cwd: dir,
+    stdoutFile: join(dir, 'stdout.log'),
   });
   const m = await proc.waitForLine(/Streamable HTTP\s+(http:\/\/\S+)\/mcp/, 120_000);
   const startMs = performance.now() - started;
@@ -132,6 +142,7 @@ export async function startHub(name: string, servers: Record<string, unknown>): 
   const started = performance.now();
   const proc = startProcess(`mcp-hub-${name}`, NODE, ['--import', NO_NETWORK_JS, HUB_JS, '--port', String(port), '--config', configPath], {
     cwd: dir,
+    stdoutFile: join(dir, 'stdout.log'),
     env: {
       ...process.env,
       HOME: dir,
@@ -205,7 +216,7 @@ export class LoadGen {
     return first;
   }
 
-  async run(seconds: number, record: boolean, method: 'call' | 'list' = 'call'): Promise<RunResult> {
+  async run(seconds: number, record: boolean, method: LoadMethod = 'call'): Promise<RunResult> {
     const parts = await Promise.all(this.workers.map((w) => this.ask<{ result: RunResult }>(w, { cmd: 'run', seconds, record, method })));
     const results = parts.map((p) => p.result);
     return {
@@ -242,9 +253,13 @@ export interface Row {
   server_cpu_us_per_call: number | null;
   /** Its CPU use during the phase, in cores. */
   server_cores: number | null;
+  /** Times its main thread slept and was woken up (voluntary context switches), per call: event-loop wake-ups. */
+  server_wakeups_per_call: number | null;
   backend_cpu_us_per_call: number | null;
   loadgen_cpu_us_per_call: number;
   loadgen_cores: number;
+  /** Resident set size of the measured server process(es) right after the phase, MB. */
+  server_rss_mb: number | null;
   first_error?: string;
 }
 
@@ -258,30 +273,47 @@ export interface Target {
   /** Process whose CPU is charged per call (gateway / hub / direct backend). */
   serverPid?: () => number[];
   backendPid?: () => number[];
+  /** How each call is made (default `call`; `calltool` = SDK `Client.callTool()`, after `listTools()`). */
+  method?: LoadMethod;
 }
 
-export const sumCpu = (pids: number[]) =>
+const sumOf = (read: (pid: number) => number) => (pids: number[]) =>
   pids.reduce((a, pid) => {
     try {
-      return a + cpuMicros(pid);
+      return a + read(pid);
     } catch {
-      return a;
+      return a; // gone
     }
   }, 0);
+export const sumCpu = sumOf(cpuMicros);
+const sumWakeups = sumOf(mainThreadWakeups);
+const sumRss = sumOf(rssBytes);
 
-export async function loadPhase(lg: LoadGen, t: Target, clients: number, method: 'call' | 'list' = 'call'): Promise<Row> {
-  await lg.connect({ cmd: 'connect', url: t.url, transport: t.transport, clients, tool: t.tool, toolPattern: t.toolPattern, command: t.command });
+export async function loadPhase(lg: LoadGen, t: Target, clients: number, method: LoadMethod = t.method ?? 'call'): Promise<Row> {
+  await lg.connect({
+    cmd: 'connect',
+    url: t.url,
+    transport: t.transport,
+    clients,
+    tool: t.tool,
+    toolPattern: t.toolPattern,
+    command: t.command,
+    listTools: method === 'calltool',
+  });
   try {
     if (WARMUP > 0) await lg.run(WARMUP, false, method);
     const serverPids = t.serverPid?.() ?? [];
     const backendPids = t.backendPid?.() ?? [];
     const s0 = sumCpu(serverPids);
     const b0 = sumCpu(backendPids);
+    const k0 = sumWakeups(serverPids);
     const w0 = performance.now();
     const r = await lg.run(SECONDS, true, method);
     const wall = performance.now() - w0;
     const s1 = sumCpu(serverPids);
     const b1 = sumCpu(backendPids);
+    const k1 = sumWakeups(serverPids);
+    const rss = sumRss(serverPids);
     const lat = r.latencies.sort((a, b) => a - b);
     const per = (us: number) => (r.calls > 0 ? us / r.calls : NaN);
     return {
@@ -295,9 +327,11 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
       p99_ms: pct(lat, 99),
       server_cpu_us_per_call: serverPids.length ? per(s1 - s0) : null,
       server_cores: serverPids.length ? (s1 - s0) / (wall * 1000) : null,
+      server_wakeups_per_call: serverPids.length ? per(k1 - k0) : null,
       backend_cpu_us_per_call: backendPids.length ? per(b1 - b0) : null,
       loadgen_cpu_us_per_call: per(r.cpuMicros),
       loadgen_cores: r.cpuMicros / (r.wallMs * 1000),
+      server_rss_mb: serverPids.length ? rss / 2 ** 20 : null,
       ...(r.firstError ? { first_error: r.firstError } : {}),
     };
   } finally {

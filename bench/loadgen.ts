@@ -24,6 +24,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
  */
 export type ClientTransport = 'streamable-http' | 'sse' | 'stdio' | 'raw-http';
 
+/**
+ * `call`: tools/call with a passthrough result check (cheap for the load generator);
+ * `calltool`: `Client.callTool()` after `Client.listTools()`, the way applications call
+ * tools (the SDK zod-validates the result and checks structuredContent against the
+ * tool's output schema); `list`: tools/list.
+ */
+export type LoadMethod = 'call' | 'calltool' | 'list';
+
 export type LoadCommand =
   | {
       cmd: 'connect';
@@ -33,9 +41,11 @@ export type LoadCommand =
       tool?: string;
       toolPattern?: string;
       concurrency?: number;
+      /** Each client calls `listTools()` once after connecting (SDK clients only). */
+      listTools?: boolean;
       command?: { command: string; args: string[] };
     }
-  | { cmd: 'run'; seconds: number; record: boolean; method: 'call' | 'list' }
+  | { cmd: 'run'; seconds: number; record: boolean; method: LoadMethod }
   | { cmd: 'close' }
   | { cmd: 'exit' };
 
@@ -60,6 +70,8 @@ const PASSTHROUGH = {
 setMaxListeners(0);
 
 interface LoadClient {
+  callTool?: Client['callTool'];
+  listTools?: Client['listTools'];
   request(request: { method: string; params?: Record<string, unknown> }, schema: never, opts?: { timeout?: number }): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -168,6 +180,11 @@ async function connect(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promise<{
     clients.push(...(await Promise.all(Array.from({ length: n }, () => connectOne(cmd)))));
   }
   let toolCount = 0;
+  if (cmd.listTools) {
+    // Applications list the tools first; the SDK client then validates structured results against the output schemas.
+    if (clients.some((c) => !c.listTools)) throw new Error('listTools needs SDK clients');
+    await Promise.all(clients.map((c) => c.listTools!()));
+  }
   if (cmd.tool) tool = cmd.tool;
   if (cmd.toolPattern && clients[0]) {
     const { tools } = (await clients[0].request({ method: 'tools/list' }, PASSTHROUGH)) as { tools: Array<{ name: string }> };
@@ -192,12 +209,19 @@ async function run(cmd: Extract<LoadCommand, { cmd: 'run' }>): Promise<RunResult
     cmd.method === 'list'
       ? { method: 'tools/list' as const }
       : { method: 'tools/call' as const, params: { name: tool, arguments: { text: 'hello from the bench' } } };
+  if (cmd.method === 'calltool' && clients.some((c) => !c.callTool)) throw new Error('calltool needs SDK clients');
+  const args = { text: 'hello from the bench' };
+  const once =
+    cmd.method === 'calltool'
+      ? (client: LoadClient) => client.callTool!({ name: tool, arguments: args }, undefined, { timeout: 30_000 })
+      : (client: LoadClient) => client.request(request, PASSTHROUGH, { timeout: 30_000 });
   await Promise.all(
     clients.map(async (client) => {
       while (performance.now() < deadline) {
         const started = performance.now();
         try {
-          await client.request(request, PASSTHROUGH, { timeout: 30_000 });
+          const result = await once(client);
+          if (cmd.method === 'calltool' && (result as { isError?: boolean }).isError) throw new Error(JSON.stringify(result));
           calls++;
           if (cmd.record) latencies.push(performance.now() - started);
         } catch (err) {

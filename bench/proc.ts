@@ -3,7 +3,7 @@
  * time and RSS from /proc, and making sure every child dies with the run.
  */
 import { spawn, execFileSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`). */
@@ -52,8 +52,17 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 const KEEP = 64 * 1024;
 
-export function startProcess(name: string, command: string, args: string[], opts: SpawnOptions = {}): Proc {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...opts });
+/**
+ * `stdoutFile`: the child's stdout goes to this file instead of a pipe to the bench.
+ * A gateway with its audit trail on prints a line per call; read through a pipe,
+ * the bench itself would spend CPU on every one of them, on the cores the
+ * measured processes share. The file is read only while a line is awaited.
+ */
+export function startProcess(name: string, command: string, args: string[], opts: SpawnOptions & { stdoutFile?: string } = {}): Proc {
+  const { stdoutFile, ...spawnOpts } = opts;
+  const outFd = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'w');
+  const child = spawn(command, args, { stdio: ['ignore', outFd ?? 'pipe', 'pipe'], detached: true, ...spawnOpts });
+  if (outFd !== undefined) closeSync(outFd);
   let out = '';
   let err = '';
   const waiters: Array<{ re: RegExp; resolve: (m: RegExpExecArray) => void }> = [];
@@ -71,6 +80,15 @@ export function startProcess(name: string, command: string, args: string[], opts
       out = (out + c).slice(-KEEP);
     });
     createInterface({ input: child.stdout }).on('line', onLine);
+  }
+  let fileLines: FileLines | undefined;
+  if (stdoutFile !== undefined) {
+    fileLines = new FileLines(stdoutFile, onLine);
+    const poll = setInterval(() => {
+      if (waiters.length > 0) fileLines!.read();
+    }, 20);
+    poll.unref();
+    child.once('exit', () => clearInterval(poll));
   }
   if (child.stderr) {
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
@@ -90,7 +108,7 @@ export function startProcess(name: string, command: string, args: string[], opts
     name,
     child,
     pid: child.pid ?? -1,
-    stdout: () => out,
+    stdout: () => (stdoutFile === undefined ? out : tail(stdoutFile)),
     stderr: () => err,
     exited,
     waitForLine(re, timeoutMs = 30_000) {
@@ -125,6 +143,44 @@ export function startProcess(name: string, command: string, args: string[], opts
   return proc;
 }
 
+/** Reads the lines appended to a file since the last call. */
+class FileLines {
+  private offset = 0;
+  private pending = '';
+
+  constructor(
+    private readonly path: string,
+    private readonly onLine: (line: string) => void,
+  ) {}
+
+  read(): void {
+    const fd = openSync(this.path, 'r');
+    try {
+      const buf = Buffer.alloc(64 * 1024);
+      for (;;) {
+        const n = readSync(fd, buf, 0, buf.length, this.offset);
+        if (n <= 0) break;
+        this.offset += n;
+        this.pending += buf.toString('utf8', 0, n);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    const lines = this.pending.split('\n');
+    this.pending = lines.pop() ?? '';
+    for (const line of lines) this.onLine(line);
+  }
+}
+
+function tail(path: string): string {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return text.slice(-KEEP);
+  } catch {
+    return '';
+  }
+}
+
 /** User + system CPU time of a process (all its threads), in microseconds, from /proc/<pid>/stat. */
 export function cpuMicros(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -133,6 +189,16 @@ export function cpuMicros(pid: number): number {
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
   return ((utime + stime) * 1e6) / CLK_TCK;
+}
+
+/**
+ * Voluntary context switches of a process's main thread, from /proc/<pid>/status:
+ * each one is the event loop going to sleep in epoll_wait and being woken up again.
+ */
+export function mainThreadWakeups(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /^voluntary_ctxt_switches:\s+(\d+)/m.exec(status);
+  return m ? Number(m[1]) : 0;
 }
 
 /** Resident set size in bytes, from /proc/<pid>/status. */

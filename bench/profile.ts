@@ -1,7 +1,11 @@
 /**
  * Profiles the gateway under the bench load:
  *
- *   node dist/bench/profile.js [gateway-http|gateway-stdio] [clients] [seconds]
+ *   node dist/bench/profile.js [TARGET] [clients] [seconds] [--strace]
+ *     TARGET: gateway-http | gateway-stdio (bench backend behind /mcp, passthrough calls),
+ *             mcp-sdk-http | mcp-sdk-stdio | sse-sdk-http | sse-sdk-stdio (SDK fixture backend behind /mcp or /sse, Client.callTool)
+ *     --strace: no CPU profile; count the gateway's system calls instead (strace -f -c)
+ *     --perf: no CPU profile; sample the gateway on-CPU with perf (user space, JS frames via --perf-basic-prof)
  *   node dist/bench/profile.js --summarize FILE [skip-ms]
  *
  * Runs the gateway with `--cpu-prof`, drives the echo load at it, stops it
@@ -9,10 +13,11 @@
  * self time by package/file and the top functions by self and inclusive time.
  * The .cpuprofile is kept (path printed) for Chrome DevTools or speedscope.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { killAll } from './proc.js';
-import { LoadGen, backendCmd, loadPhase, startGateway, startHttpBackend, work } from './harness.js';
+import { killAll, sleep, startProcess, type Proc } from './proc.js';
+import { LoadGen, backendCmd, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, work, type Target } from './harness.js';
 
 interface CallFrame {
   functionName: string;
@@ -98,40 +103,84 @@ export function summarize(file: string, skipMs = 0, top = 35): string {
   ].join('\n');
 }
 
+/** What `profile.js` can drive: the bench backend or the SDK fixture server, behind /mcp or /sse. */
+const PROFILE_TARGETS = ['gateway-http', 'gateway-stdio', 'mcp-sdk-http', 'mcp-sdk-stdio', 'sse-sdk-http', 'sse-sdk-stdio'] as const;
+type ProfileTarget = (typeof PROFILE_TARGETS)[number];
+
+/** perf report without its comment lines. */
+const strip = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'))
+    .map((l) => l.slice(0, 160))
+    .join('\n');
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === '--summarize') {
     console.log(summarize(args[1], Number(args[2] ?? 0)));
     return;
   }
-  const target = args[0] ?? 'gateway-http';
-  const clients = Number(args[1] ?? 16);
-  const seconds = args[2] ?? '10';
+  const strace = args.includes('--strace');
+  const perf = args.includes('--perf');
+  const positional = args.filter((a) => !a.startsWith('--'));
+  const target = (positional[0] ?? 'gateway-http') as ProfileTarget;
+  if (!PROFILE_TARGETS.includes(target)) throw new Error(`target must be one of ${PROFILE_TARGETS.join(', ')}`);
+  const clients = Number(positional[1] ?? 16);
+  const seconds = positional[2] ?? '10';
   process.env.BENCH_SECONDS = seconds;
   const profDir = join(work, 'profile');
   mkdirSync(profDir, { recursive: true });
-  const backend = await startHttpBackend('h', 'bench');
+  const sdkBackends = target.includes('sdk');
+  const backend = await startHttpBackend('h', sdkBackends ? 'sdk' : 'bench');
+  const stdio = sdkBackends ? sdkStdioCmd('s') : backendCmd(['--name', 's']);
   const spawnedAt = performance.now();
-  const gw = await startGateway('profile', { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...backendCmd(['--name', 's']) } }, {}, [
-    '--cpu-prof',
-    '--cpu-prof-dir',
-    profDir,
-  ]);
+  const nodeArgs = strace ? [] : perf ? ['--perf-basic-prof-only-functions'] : ['--cpu-prof', '--cpu-prof-dir', profDir];
+  const gw = await startGateway('profile', { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...stdio } }, {}, nodeArgs);
   const lg = new LoadGen(1);
   // Leave start-up, session set-up and warm-up out of the summary.
   const skipMs = performance.now() - spawnedAt + 1500;
+  let tracer: Proc | undefined;
   try {
-    const row = await loadPhase(
-      lg,
-      { name: target, transport: 'streamable-http', url: gw.url, tool: target === 'gateway-stdio' ? 's_echo' : 'h_echo', serverPid: () => [gw.proc.pid] },
-      clients,
-    );
+    const viaSse = target.startsWith('sse-');
+    const t: Target = {
+      name: target,
+      transport: viaSse ? 'sse' : 'streamable-http',
+      url: viaSse ? `${gw.base}/sse` : gw.url,
+      tool: target.endsWith('stdio') ? 's_echo' : 'h_echo',
+      serverPid: () => [gw.proc.pid],
+      method: sdkBackends ? 'calltool' : 'call',
+    };
+    // Syscall counts of the gateway's main thread and its thread pool during the phase.
+    const perfData = join(profDir, 'perf.data');
+    if (strace) tracer = startProcess('strace', 'strace', ['-f', '-c', '-p', String(gw.proc.pid)]);
+    // On-CPU samples of user space only (perf_event_paranoid 2 allows no more): unlike --cpu-prof,
+    // time the thread spends descheduled inside a system call is not counted.
+    if (perf) tracer = startProcess('perf', 'perf', ['record', '-e', 'cpu-clock:u', '-F', '1999', '-g', '-o', perfData, '-p', String(gw.proc.pid)]);
+    if (tracer) await sleep(500);
+    const row = await loadPhase(lg, t, clients);
     console.log(JSON.stringify(row));
+    if (tracer) {
+      tracer.child.kill('SIGINT');
+      await tracer.exited;
+      if (strace) console.log(`strace -c over ${row.calls} measured calls (plus warm-up and connect):\n${tracer.stderr()}`);
+    }
+    if (perf) {
+      const report = (extra: string[]) =>
+        execFileSync('perf', ['report', '-i', perfData, '--stdio', '--no-children', '--percent-limit', '0.4', ...extra], {
+          encoding: 'utf8',
+          maxBuffer: 64 * 2 ** 20,
+        });
+      console.log('## on-CPU (user space) by shared object\n' + strip(report(['--sort', 'dso', '-g', 'none'])));
+      console.log('## on-CPU (user space) by symbol\n' + strip(report(['--sort', 'sym', '-g', 'none'])));
+      console.log(`perf data: ${perfData} (perf report -i ${perfData})`);
+    }
   } finally {
     lg.stop();
     await gw.proc.stop(10_000);
     await backend.proc.stop();
   }
+  if (strace || perf) return;
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile written in ${profDir}`);
   console.log(summarize(join(profDir, file), skipMs));

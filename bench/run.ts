@@ -21,6 +21,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { CLK_TCK, killAll, loadAverage, sleep } from './proc.js';
+import { f, table } from './format.js';
+import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
 import {
   AUDIT,
   FIXTURE_JS,
@@ -45,21 +47,13 @@ import {
 const env = process.env;
 const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16,64').split(',').map(Number);
 const WORKERS = Math.max(1, Number(env.BENCH_WORKERS ?? 1));
-const SECTIONS = new Set((env.BENCH_ONLY ?? 'overhead,sessions,tools,startup').split(','));
+const SECTIONS = new Set((env.BENCH_ONLY ?? 'scenarios,overhead,sessions,tools,startup').split(','));
 const STARTUP_REPEAT = Number(env.BENCH_STARTUP_REPEAT ?? 3);
 const IDLE_SESSIONS = Number(env.BENCH_IDLE_SESSIONS ?? 1000);
 const SCALE_BACKENDS = 20;
 const TOOLS_PER_BACKEND = 50;
 
 // ---------------------------------------------------------------- output
-
-const f = (v: number | null | undefined, d = 0) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toFixed(d));
-
-function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
 
 function overheadTable(rows: Row[]): string {
   return table(
@@ -87,6 +81,7 @@ interface Results {
   started_at: string;
   machine: { cpus: number; model: string; node: string; clk_tck: number; loadavg_before: number[]; loadavg_after?: number[] };
   settings: Record<string, unknown>;
+  scenarios?: ScenarioResults;
   overhead: Row[];
   sessions?: Record<string, unknown>;
   tools_list?: { rows: Row[] };
@@ -423,6 +418,10 @@ async function main(): Promise<void> {
   );
   const lg = new LoadGen(WORKERS);
   try {
+    if (SECTIONS.has('scenarios')) {
+      console.log(`\n# Scenarios: SDK Client.callTool -> (gateway | mcp-hub | nothing) -> SDK McpServer backend, ${SCENARIO_CLIENTS.join(' and ')} clients`);
+      results.scenarios = await scenarios(lg);
+    }
     if (SECTIONS.has('overhead')) {
       console.log('\n# Overhead: echo tools/call, closed loop, each client its own session');
       console.log(overheadTable([]).split('\n').slice(0, 2).join('\n'));
@@ -450,8 +449,16 @@ async function main(): Promise<void> {
   results.duration_s = (performance.now() - t0) / 1000;
   evaluate(results);
 
-  console.log('\n# Summary: overhead');
-  console.log(overheadTable(results.overhead));
+  if (results.scenarios) {
+    console.log('\n# Summary: scenarios');
+    console.log(scenarioTable(results.scenarios.rows));
+    console.log('\n# Scenario goals (gateway scenarios; +p50 and calls/s against the direct path to the same backend)');
+    console.log(goalTable(results.scenarios.goals));
+  }
+  if (results.overhead.length) {
+    console.log('\n# Summary: overhead (bench backend)');
+    console.log(overheadTable(results.overhead));
+  }
   if (results.tools_list) {
     console.log('\n# Summary: tools/list');
     console.log(overheadTable(results.tools_list.rows));

@@ -1,0 +1,97 @@
+/**
+ * Two gateway builds, side by side, under the same load:
+ *
+ *   node dist/bench/compare.js A_GATEWAY_JS B_GATEWAY_JS [scenario] [clients] [rounds] [seconds]
+ *     scenario: mcp-sdk-http (default) | mcp-sdk-stdio | sse-sdk-http | sse-sdk-stdio |
+ *               mcp-bench-http | mcp-bench-stdio (the cheap bench backend, passthrough calls)
+ *     BENCH_AUDIT=0 runs both with the audit trail off.
+ *
+ * Both gateways run at once on the same backends; phases alternate A, B, A, B…
+ * so that whatever else the machine is doing hits both alike. Prints each
+ * phase and the medians: gateway CPU per call (from /proc), wake-ups per call,
+ * calls/s and p50. This is how each change's effect in docs/performance.md was
+ * measured (A = the build before the change, B = with it).
+ */
+import { f, table } from './format.js';
+import { killAll } from './proc.js';
+import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+async function main(): Promise<void> {
+  const [aJs, bJs, scenario = 'mcp-sdk-http', clientsArg = '16', roundsArg = '5', seconds = '3'] = process.argv.slice(2);
+  if (!aJs || !bJs) throw new Error('usage: compare.js A_GATEWAY_JS B_GATEWAY_JS [scenario] [clients] [rounds] [seconds]');
+  process.env.BENCH_SECONDS = seconds;
+  const clients = Number(clientsArg);
+  const rounds = Number(roundsArg);
+  const sdk = scenario.includes('sdk');
+  const backend = await startHttpBackend('h', sdk ? 'sdk' : 'bench');
+  const backends = { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...(sdk ? sdkStdioCmd('s') : backendCmd(['--name', 's'])) } };
+  const a = await startGateway('compare-a', backends, {}, [], aJs);
+  const b = await startGateway('compare-b', backends, {}, [], bJs);
+  const lg = new LoadGen(1);
+  const target = (name: string, gw: typeof a): Target => {
+    const viaSse = scenario.startsWith('sse-');
+    const stdio = scenario.endsWith('stdio');
+    return {
+      name,
+      transport: viaSse ? 'sse' : 'streamable-http',
+      url: viaSse ? `${gw.base}/sse` : gw.url,
+      tool: stdio ? 's_echo' : 'h_echo',
+      serverPid: () => [gw.proc.pid],
+      backendPid: stdio ? () => childPids(gw.proc.pid) : () => [backend.proc.pid],
+      method: sdk ? 'calltool' : 'call',
+    };
+  };
+  const rows: Row[] = [];
+  try {
+    for (let r = 0; r < rounds; r++) {
+      // Alternate which goes first, so neither always follows the other.
+      const order = r % 2 === 0 ? [['A', a] as const, ['B', b] as const] : [['B', b] as const, ['A', a] as const];
+      for (const [name, gw] of order) {
+        const row = await loadPhase(lg, target(name, gw), clients);
+        rows.push(row);
+        console.log(
+          `${name}  ${f(row.server_cpu_us_per_call)} µs/call  ${f(row.server_wakeups_per_call, 2)} wake-ups/call  ${f(row.calls_per_s)} calls/s  p50 ${f(row.p50_ms, 3)} ms`,
+        );
+      }
+    }
+  } finally {
+    lg.stop();
+    await Promise.all([a.proc.stop(), b.proc.stop(), backend.proc.stop()]);
+  }
+  const of = (name: string, k: keyof Row) => median(rows.filter((x) => x.target === name).map((x) => x[k] as number));
+  const cols: Array<[string, keyof Row, number]> = [
+    ['gateway µs/call', 'server_cpu_us_per_call', 0],
+    ['wake-ups/call', 'server_wakeups_per_call', 2],
+    ['calls/s', 'calls_per_s', 0],
+    ['p50 ms', 'p50_ms', 3],
+    ['p90 ms', 'p90_ms', 3],
+  ];
+  console.log(`\n${scenario}, ${clients} clients, ${rounds} rounds of ${seconds} s, medians; A = ${aJs}, B = ${bJs}`);
+  console.log(
+    table(
+      ['', ...cols.map((c) => c[0])],
+      [
+        ['A', ...cols.map(([, k, d]) => f(of('A', k), d))],
+        ['B', ...cols.map(([, k, d]) => f(of('B', k), d))],
+        ['B / A', ...cols.map(([, k]) => f(of('B', k) / of('A', k), 2))],
+      ],
+    ),
+  );
+}
+
+main()
+  .then(() => {
+    killAll();
+    process.exit(0);
+  })
+  .catch((err) => {
+    console.error(err);
+    killAll();
+    process.exit(1);
+  });

@@ -1,0 +1,284 @@
+/**
+ * The bench's main section: tool calls made the way users make them (issue 17).
+ *
+ * An SDK `Client` (streamable HTTP; legacy SSE for the gateway's `/sse` front
+ * and for mcp-hub) calls `echo` with `Client.callTool()` after `listTools()`,
+ * on an SDK `McpServer` backend (the test fixture server) that answers the way
+ * the SDK does by default: SSE-framed responses over streamable HTTP, or stdio.
+ * Every path is measured next to the direct one (the same client straight to
+ * the same backend) and to mcp-hub, at 1 and 16 clients, in one run.
+ *
+ * With BENCH_BASELINE=<another build's dist/cli/gateway.js>, every gateway
+ * scenario also runs against that build ("before"), interleaved with this one
+ * ("after") so that machine drift hits both alike.
+ */
+import { f, table } from './format.js';
+import {
+  GATEWAY_JS,
+  childPids,
+  loadPhase,
+  sdkStdioCmd,
+  startGateway,
+  startHttpBackend,
+  startHub,
+  type GatewayProc,
+  type LoadGen,
+  type Row,
+  type Target,
+} from './harness.js';
+
+const env = process.env;
+export const SCENARIO_CLIENTS = (env.BENCH_SCENARIO_CLIENTS ?? '1,16').split(',').map(Number);
+const BASELINE_JS = env.BENCH_BASELINE || undefined;
+
+/** The issue's goals, judged per gateway scenario. */
+export const GOALS = { addedP50Ms: 0.3, cpuUsPerCall: 250, throughputShare: 0.9 } as const;
+
+export type Build = 'after' | 'before';
+type BackendKind = 'http' | 'stdio';
+
+export interface ScenarioRow extends Row {
+  scenario: string;
+  kind: 'direct' | 'gateway' | 'mcp-hub';
+  backend: BackendKind;
+  build?: Build;
+}
+
+interface Scenario {
+  name: string;
+  kind: ScenarioRow['kind'];
+  backend: BackendKind;
+  build?: Build;
+  target: Target;
+}
+
+export interface ScenarioGoal {
+  scenario: string;
+  build?: Build;
+  added_p50_ms: number | null;
+  cpu_us_1: number | null;
+  cpu_us_16: number | null;
+  share_16: number | null;
+  rss_mb: number | null;
+  met: { latency: boolean | null; cpu: boolean | null; throughput: boolean | null };
+}
+
+export interface ScenarioResults {
+  rows: ScenarioRow[];
+  goals: ScenarioGoal[];
+  baseline?: string;
+}
+
+export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
+  const wanted = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',')) : undefined;
+  const want = (name: string) => !wanted || [...wanted].some((w) => name.startsWith(w));
+  const sdk = await startHttpBackend('sdk', 'sdk');
+  const gatewayBackends = { h: { type: 'streamable-http', url: sdk.url }, s: { type: 'stdio', ...sdkStdioCmd('s') } };
+  const builds: Array<{ build: Build; js: string }> = [
+    ...(BASELINE_JS ? [{ build: 'before' as const, js: BASELINE_JS }] : []),
+    { build: 'after', js: GATEWAY_JS },
+  ];
+  const gateways: GatewayProc[] = [];
+  const list: Scenario[] = [];
+  const direct = (backend: BackendKind): Scenario => ({
+    name: `direct → sdk-${backend}`,
+    kind: 'direct',
+    backend,
+    target:
+      backend === 'http'
+        ? { name: 'direct-sdk-http', transport: 'streamable-http', url: sdk.url, tool: 'echo', serverPid: () => [sdk.proc.pid], method: 'calltool' }
+        : // Each client spawns its own backend process; their CPU is charged as "server".
+          {
+            name: 'direct-sdk-stdio',
+            transport: 'stdio',
+            url: '',
+            tool: 'echo',
+            command: sdkStdioCmd('direct'),
+            serverPid: () => lg.pids.flatMap(childPids),
+            method: 'calltool',
+          },
+  });
+  try {
+    for (const backend of ['http', 'stdio'] as const) {
+      if (want(`direct → sdk-${backend}`)) list.push(direct(backend));
+    }
+    for (const audit of [true, false]) {
+      for (const { build, js } of builds) {
+        const names = (['/mcp', '/sse'] as const).flatMap((front) => (['http', 'stdio'] as const).map((backend) => scenarioName(front, backend, audit)));
+        if (!names.some(want)) continue;
+        const gw = await startGateway(`scenarios-${build}-${audit ? 'audit' : 'noaudit'}`, gatewayBackends, audit ? {} : { audit: { enabled: false } }, [], js);
+        gateways.push(gw);
+        for (const front of ['/mcp', '/sse'] as const) {
+          for (const backend of ['http', 'stdio'] as const) {
+            const name = scenarioName(front, backend, audit);
+            if (!want(name)) continue;
+            list.push({
+              name,
+              kind: 'gateway',
+              backend,
+              build,
+              target: {
+                name: `${name} (${build})`,
+                transport: front === '/mcp' ? 'streamable-http' : 'sse',
+                url: front === '/mcp' ? gw.url : `${gw.base}/sse`,
+                tool: backend === 'http' ? 'h_echo' : 's_echo',
+                serverPid: () => [gw.proc.pid],
+                backendPid: backend === 'http' ? () => [sdk.proc.pid] : () => childPids(gw.proc.pid),
+                method: 'calltool',
+              },
+            });
+          }
+        }
+      }
+    }
+    if (want('mcp-hub') && env.BENCH_HUB !== '0') {
+      const hub = await startHub('scenarios', { h: { url: sdk.url }, s: sdkStdioCmd('s') });
+      gateways.push({ proc: hub.proc, url: hub.url, base: '', startMs: hub.startMs });
+      for (const backend of ['http', 'stdio'] as const) {
+        list.push({
+          name: `mcp-hub → sdk-${backend}`,
+          kind: 'mcp-hub',
+          backend,
+          target: {
+            name: `mcp-hub-sdk-${backend}`,
+            transport: 'sse',
+            url: hub.url,
+            toolPattern: backend === 'http' ? '^h[^a-z0-9]*echo$' : '^s[^a-z0-9]*echo$',
+            serverPid: () => [hub.proc.pid],
+            backendPid: backend === 'http' ? () => [sdk.proc.pid] : () => childPids(hub.proc.pid),
+            method: 'calltool',
+          },
+        });
+      }
+    }
+    // Same-scenario builds next to each other (before, after), scenarios in a fixed order.
+    list.sort((a, b) => order(a) - order(b));
+    const rows: ScenarioRow[] = [];
+    console.log(scenarioTable([]).split('\n').slice(0, 2).join('\n'));
+    for (const clients of SCENARIO_CLIENTS) {
+      for (const s of list) {
+        const row: ScenarioRow = { ...(await loadPhase(lg, s.target, clients)), scenario: s.name, kind: s.kind, backend: s.backend, build: s.build };
+        rows.push(row);
+        console.log(scenarioTable([row], rows).split('\n')[2]);
+      }
+    }
+    return { rows, goals: judge(rows), baseline: BASELINE_JS };
+  } finally {
+    await Promise.all([...gateways.map((g) => g.proc.stop()), sdk.proc.stop()]);
+  }
+}
+
+function scenarioName(front: '/mcp' | '/sse', backend: BackendKind, audit: boolean): string {
+  return `gateway ${front} → sdk-${backend}${audit ? '' : ', audit off'}`;
+}
+
+function order(s: Scenario): number {
+  const kind = { direct: 0, gateway: 1, 'mcp-hub': 2 }[s.kind];
+  const backend = s.backend === 'http' ? 0 : 1;
+  const front = s.name.includes('/sse') ? 1 : 0;
+  const audit = s.name.includes('audit off') ? 1 : 0;
+  const build = s.build === 'before' ? 0 : 1;
+  return kind * 10000 + audit * 1000 + front * 100 + backend * 10 + build;
+}
+
+const directOf = (rows: readonly ScenarioRow[], backend: BackendKind, clients: number) =>
+  rows.find((r) => r.kind === 'direct' && r.backend === backend && r.clients === clients);
+
+export function scenarioTable(rows: readonly ScenarioRow[], all: readonly ScenarioRow[] = rows): string {
+  return table(
+    [
+      'scenario',
+      'build',
+      'clients',
+      'calls/s',
+      '% direct',
+      'p50 ms',
+      '+p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'srv µs/call',
+      'srv wake-ups/call',
+      'srv RSS MB',
+      'backend µs/call',
+      'loadgen cores',
+      'errors',
+    ],
+    rows.map((r) => {
+      const d = r.kind === 'direct' ? undefined : directOf(all, r.backend, r.clients);
+      return [
+        r.scenario,
+        r.build ?? '',
+        String(r.clients),
+        f(r.calls_per_s),
+        d ? `${f((100 * r.calls_per_s) / d.calls_per_s)}%` : '',
+        f(r.p50_ms, 3),
+        d ? f(r.p50_ms - d.p50_ms, 3) : '',
+        f(r.p90_ms, 3),
+        f(r.p99_ms, 3),
+        f(r.server_cpu_us_per_call),
+        f(r.server_wakeups_per_call, 1),
+        f(r.server_rss_mb, 1),
+        f(r.backend_cpu_us_per_call),
+        f(r.loadgen_cores, 2),
+        String(r.errors),
+      ];
+    }),
+  );
+}
+
+function judge(rows: readonly ScenarioRow[]): ScenarioGoal[] {
+  const goals: ScenarioGoal[] = [];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    if (r.kind !== 'gateway') continue;
+    const key = `${r.scenario}|${r.build}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const at = (clients: number) => rows.find((x) => x.scenario === r.scenario && x.build === r.build && x.clients === clients);
+    const one = at(1);
+    const many = at(16);
+    const d1 = directOf(rows, r.backend, 1);
+    const d16 = directOf(rows, r.backend, 16);
+    const added = one && d1 ? one.p50_ms - d1.p50_ms : null;
+    const share = many && d16 ? many.calls_per_s / d16.calls_per_s : null;
+    const cpus = [one?.server_cpu_us_per_call, many?.server_cpu_us_per_call].filter((v): v is number => typeof v === 'number');
+    goals.push({
+      scenario: r.scenario,
+      build: r.build,
+      added_p50_ms: added,
+      cpu_us_1: one?.server_cpu_us_per_call ?? null,
+      cpu_us_16: many?.server_cpu_us_per_call ?? null,
+      share_16: share,
+      rss_mb: many?.server_rss_mb ?? one?.server_rss_mb ?? null,
+      met: {
+        latency: added === null ? null : added <= GOALS.addedP50Ms,
+        cpu: cpus.length === 0 ? null : cpus.every((c) => c <= GOALS.cpuUsPerCall),
+        throughput: share === null ? null : share >= GOALS.throughputShare,
+      },
+    });
+  }
+  return goals;
+}
+
+const mark = (met: boolean | null) => (met === null ? '' : met ? ' ok' : ' MISSED');
+
+export function goalTable(goals: readonly ScenarioGoal[]): string {
+  return table(
+    [
+      'scenario',
+      'build',
+      `+p50 at 1 client (≤ ${GOALS.addedP50Ms} ms)`,
+      `gateway CPU µs/call, 1 | 16 clients (≤ ${GOALS.cpuUsPerCall})`,
+      `calls/s vs direct, 16 clients (≥ ${100 * GOALS.throughputShare}%)`,
+      'RSS MB',
+    ],
+    goals.map((g) => [
+      g.scenario,
+      g.build ?? '',
+      `${f(g.added_p50_ms, 3)} ms${mark(g.met.latency)}`,
+      `${f(g.cpu_us_1)} | ${f(g.cpu_us_16)} µs${mark(g.met.cpu)}`,
+      `${g.share_16 === null ? '-' : f(100 * g.share_16)}%${mark(g.met.throughput)}`,
+      f(g.rss_mb, 1),
+    ]),
+  );
+}
