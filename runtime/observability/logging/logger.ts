@@ -107,11 +107,21 @@ export function flushLogsSync(): void {
 function bufferedDestination(dest: number | string, extra: { mkdir?: boolean } = {}): pino.DestinationStream {
   const stream = pino.destination({ dest, sync: false, minLength: 4096, ...extra });
   bufferedStreams.add(stream);
+  // SonicBoom's flush() writes even when nothing is buffered (a zero-byte write on the
+  // thread pool, and a wake-up when it completes): flush only after something was written.
+  let written = false;
+  const write = stream.write.bind(stream);
+  stream.write = (data: string) => {
+    written = true;
+    return write(data);
+  };
   const timer = setInterval(() => {
+    if (!written) return;
+    written = false;
     try {
       stream.flush();
     } catch {
-      // Nothing buffered, or the stream is closing: nothing to do.
+      // The stream is closing: nothing to do.
     }
   }, FLUSH_INTERVAL_MS);
   timer.unref();
