@@ -4,6 +4,7 @@
  *   gateway-stdio  server suite against the gateway fronting the fixture as a stdio backend
  *   gateway-http   server suite against the gateway fronting the fixture as a streamable-http backend
  *   client         the suite's non-auth client scenarios, the gateway being the client (./client-driver.ts)
+ *   client-auth    the suite's auth client scenarios (auth/...): the gateway as the OAuth client of the scenario's server
  * Give run names as arguments to run only those. Prints a table per suite and
  * the failed checks; exits 1 on an unexpected failure or an unexpected pass
  * (see ./expected-failures.ts). Logs and the suite's checks.json files are kept
@@ -20,7 +21,7 @@ import { ensureNode22 } from './node22.js';
 import { report, type RunResult } from './report.js';
 import { ConformanceSuite, type ScenarioResult } from './suite-cli.js';
 
-const RUNS = ['direct', 'gateway-stdio', 'gateway-http', 'client'] as const;
+const RUNS = ['direct', 'gateway-stdio', 'gateway-http', 'client', 'client-auth'] as const;
 type RunName = (typeof RUNS)[number];
 
 const fixtureMain = () => fixtureMainPath('conformance-server-main');
@@ -61,7 +62,7 @@ async function clientScenarios(suite: ConformanceSuite, scenarios: string[], out
   return results;
 }
 
-async function perform(name: RunName, suite: ConformanceSuite, clientList: string[], outDir: string): Promise<ScenarioResult[]> {
+async function perform(name: RunName, suite: ConformanceSuite, client: ClientLists, outDir: string): Promise<ScenarioResult[]> {
   switch (name) {
     case 'direct': {
       const fixture = await startFixture();
@@ -82,7 +83,9 @@ async function perform(name: RunName, suite: ConformanceSuite, clientList: strin
       }
     }
     case 'client':
-      return clientScenarios(suite, clientList, outDir);
+      return clientScenarios(suite, client.plain, outDir);
+    case 'client-auth':
+      return clientScenarios(suite, client.auth, outDir);
   }
 }
 
@@ -92,12 +95,17 @@ function selectedRuns(args: string[]): RunName[] {
   return args.length === 0 ? [...RUNS] : RUNS.filter((r) => args.includes(r));
 }
 
+interface ClientLists {
+  plain: string[];
+  auth: string[];
+}
+
 /** The list must stay honest: no server entries at all, no client entry for a scenario we do not run. */
-function checkExpectedFailures(nonAuthClient: string[]): void {
+function checkExpectedFailures(allClient: string[]): void {
   const server = Object.keys(EXPECTED_FAILURES.server);
   if (server.length > 0)
     throw new Error(`expected-failures.ts lists server scenarios (${server.join(', ')}): the server list must stay empty; fix the gateway instead`);
-  const unknown = Object.keys(EXPECTED_FAILURES.client).filter((s) => !nonAuthClient.includes(s));
+  const unknown = Object.keys(EXPECTED_FAILURES.client).filter((s) => !allClient.includes(s));
   if (unknown.length > 0) throw new Error(`expected-failures.ts lists client scenarios that are not run: ${unknown.join(', ')}`);
 }
 
@@ -111,21 +119,20 @@ async function main(): Promise<number> {
 
   const suite = new ConformanceSuite(await ensureNode22(root));
   const lists = await suite.list();
-  const nonAuthClient = lists.client.filter((s) => !isAuthScenario(s));
-  checkExpectedFailures(nonAuthClient);
-  process.stdout.write(`client scenarios run (non-auth): ${nonAuthClient.join(', ')}\n`);
-  process.stdout.write(`client scenarios not run yet (auth, issue 16): ${lists.client.filter(isAuthScenario).join(', ')}\n`);
+  checkExpectedFailures(lists.client);
+  const client: ClientLists = { plain: lists.client.filter((s) => !isAuthScenario(s)), auth: lists.client.filter(isAuthScenario) };
 
   const results: RunResult[] = [];
   for (const name of runs) {
-    const kind = name === 'client' ? 'client' : 'server';
+    const kind = name.startsWith('client') ? 'client' : 'server';
+    const table = name === 'client-auth' ? 'auth client scenario' : undefined;
     const outDir = join(outRoot, name);
     const runStarted = Date.now();
     process.stdout.write(`running ${name} ...`);
     try {
-      results.push({ name, kind, scenarios: await perform(name, suite, nonAuthClient, outDir) });
+      results.push({ name, kind, table, scenarios: await perform(name, suite, client, outDir) });
     } catch (error) {
-      results.push({ name, kind, scenarios: [], error: error instanceof Error ? error.message : String(error) });
+      results.push({ name, kind, table, scenarios: [], error: error instanceof Error ? error.message : String(error) });
     }
     process.stdout.write(` ${Math.round((Date.now() - runStarted) / 1000)} s\n`);
   }
