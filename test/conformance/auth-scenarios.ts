@@ -7,6 +7,8 @@
  * backend's tool through the gateway. The suite judges what the gateway sent
  * to both servers.
  */
+import { createPrivateKey } from 'node:crypto';
+import { signingAlgOf } from '../../runtime/auth/private-key-jwt.js';
 import type { BackendAuth } from '../../schemas/config.js';
 import { ReauthRefused } from './gateway-user.js';
 import { callExposedTool, type ClientScenarioPlan, type RunnablePlan, type ScenarioContext, type ScenarioSession } from './scenario-plan.js';
@@ -128,6 +130,18 @@ export const AUTH_SCENARIO_PLANS: Record<string, ClientScenarioPlan> = {
   'auth/client-credentials-basic': {
     backendAuth: (context) =>
       oauth({ grant: 'client_credentials', client_id: fromContext(context, 'client_id'), client_secret: fromContext(context, 'client_secret') }),
+    run: consentThenCall,
+  },
+
+  // The pre-registered client signs a JWT with its private key (RFC 7523) instead of sending a secret.
+  'auth/client-credentials-jwt': {
+    backendAuth(context) {
+      const privateKey = fromContext(context, 'private_key_pem');
+      const alg = signingAlgOf(createPrivateKey(privateKey));
+      if (alg !== fromContext(context, 'signing_algorithm'))
+        throw new Error(`the gateway would sign with ${alg}, the suite expects ${String(context.signing_algorithm)}`);
+      return oauth({ grant: 'client_credentials', client_id: fromContext(context, 'client_id'), private_key: privateKey });
+    },
     run: consentThenCall,
   },
 
