@@ -26,8 +26,6 @@ const POLL_MS = 50;
 
 export class GatewayUser {
   private readonly api: ManagementClient;
-  /** Consents given so far (each one is an authorization request at the suite's server). */
-  consents = 0;
 
   constructor(
     baseUrl: string,
@@ -69,10 +67,7 @@ export class GatewayUser {
       await events.opened;
       const started = await this.api.reauth(this.backend);
       if (!started.reauth_initiated) throw new ReauthRefused(started.error ?? 'no reason given');
-      if (started.authorization_url) {
-        this.consents++;
-        await openInBrowser(started.authorization_url);
-      }
+      if (started.authorization_url) await openInBrowser(started.authorization_url);
       const outcome = await events.next((e) => e.stage === 'reauthenticated' || e.stage === 'reauth_failed');
       if (outcome.stage === 'reauth_failed') throw new Error(`re-authentication of ${this.backend} failed: ${outcome.message}`);
       await events.next((e) => e.stage === 'connected' || e.stage === 'error');
@@ -92,11 +87,20 @@ class BackendEvents {
 
   constructor(api: ManagementClient, backend: string) {
     let opened!: () => void;
-    this.opened = new Promise((resolve) => (opened = resolve));
+    let failed!: (err: Error) => void;
+    let isOpen = false;
+    this.opened = new Promise((resolve, reject) => ((opened = resolve), (failed = reject)));
     void followEvents(
       api,
       {
-        onOpen: opened,
+        onOpen: () => {
+          isOpen = true;
+          opened();
+        },
+        // Before it opened, a drop means the management API cannot be asked at all; later drops just reconnect.
+        onDrop: (err) => {
+          if (!isOpen) failed(new Error(`the gateway's event stream did not open: ${err?.message ?? 'closed'}`));
+        },
         onEvent: (e) => {
           if (e.backend !== backend) return;
           this.seen.push(e);
@@ -116,7 +120,9 @@ class BackendEvents {
       this.seen.length = 0;
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for an event`);
-      await Promise.race([new Promise<void>((resolve) => (this.wake = resolve)), sleep(left)]);
+      const timer = new AbortController();
+      await Promise.race([new Promise<void>((resolve) => (this.wake = resolve)), sleep(left, undefined, { signal: timer.signal }).catch(() => undefined)]);
+      timer.abort();
     }
   }
 

@@ -11,7 +11,9 @@
  * under .tmp/conformance/. See docs/conformance.md.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import PQueue from 'p-queue';
 import type { BackendSpec } from '../../schemas/config.js';
 import { fixtureMainPath, repoRoot, startHttpFixture } from '../fixtures/spawn.js';
 import { isAuthScenario } from './client-scenarios.js';
@@ -49,17 +51,26 @@ function shellCommand(parts: string[]): string {
     .join(' ');
 }
 
-async function clientScenarios(suite: ConformanceSuite, scenarios: string[], outDir: string): Promise<ScenarioResult[]> {
+/**
+ * Auth scenarios run one per core (at most 4): each is a suite process, a
+ * scenario server, a driver and a gateway of its own (own ports, own state
+ * folder), and most of their time is process start-up. The other client
+ * scenarios run one by one: sse-retry measures the gateway's reconnect delay.
+ */
+const AUTH_SCENARIOS_AT_ONCE = Math.min(4, availableParallelism());
+
+async function clientScenarios(suite: ConformanceSuite, scenarios: string[], outDir: string, concurrency = 1): Promise<ScenarioResult[]> {
   const driver = join(repoRoot(), 'dist', 'test', 'conformance', 'client-driver.js');
   if (!existsSync(driver)) throw new Error(`${driver} is missing: run \`npm run build\` first`);
   // The gateway and the driver run on this Node, the suite on Node 22.
   const command = shellCommand([process.execPath, driver]);
-  const results: ScenarioResult[] = [];
-  for (const scenario of scenarios) {
-    const dir = join(outDir, scenario);
-    results.push(await suite.runClientScenario(command, scenario, dir, { GATEWAY_CONFORMANCE_DIR: join(dir, 'gateway') }));
-  }
-  return results;
+  const queue = new PQueue({ concurrency });
+  return Promise.all(
+    scenarios.map((scenario) => {
+      const dir = join(outDir, scenario);
+      return queue.add(() => suite.runClientScenario(command, scenario, dir, { GATEWAY_CONFORMANCE_DIR: join(dir, 'gateway') }));
+    }),
+  );
 }
 
 async function perform(name: RunName, suite: ConformanceSuite, client: ClientLists, outDir: string): Promise<ScenarioResult[]> {
@@ -85,7 +96,7 @@ async function perform(name: RunName, suite: ConformanceSuite, client: ClientLis
     case 'client':
       return clientScenarios(suite, client.plain, outDir);
     case 'client-auth':
-      return clientScenarios(suite, client.auth, outDir);
+      return clientScenarios(suite, client.auth, outDir, AUTH_SCENARIOS_AT_ONCE);
   }
 }
 
