@@ -119,13 +119,19 @@ const BearerAuth = Type.Object(
 );
 
 export const OAUTH_GRANTS = ['authorization_code', 'client_credentials'] as const;
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 
 const OAuthAuth = Type.Object(
   {
     type: Type.Literal('oauth'),
     client_id: Type.Optional(Type.String({ minLength: 1, description: 'Pre-registered client; else a metadata document URL, else dynamic registration.' })),
     client_secret: Type.Optional(Type.String({ minLength: 1 })),
+    private_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'PEM private key of the pre-registered client, for private_key_jwt (RFC 7523) instead of a secret; use `${ENV}` or `secret:`.',
+      }),
+    ),
     client_metadata_url: Type.Optional(Type.String({ pattern: '^https://', description: 'Client ID Metadata Document URL used as the client_id.' })),
     scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     redirect_uri: Type.Optional(
