@@ -2,10 +2,12 @@
  * The audit trail: one JSON line per MCP operation, appended to `audit.file`
  * with size-based rotation, and mirrored on the logger at the `audit` level.
  *
- * record() sits on the request path, so it never touches the disk: it only
- * serialises the record into an in-memory queue. A single background writer
- * drains the queue in batches. Nothing is dropped: when a write fails the
- * unwritten lines stay queued and are retried.
+ * record() sits on the request path, so it does no work there: it keeps the
+ * record, and once the current event-loop turn has sent its answers
+ * (setImmediate) the records are serialised, mirrored on the logger and
+ * queued in memory. A single background writer drains the queue in batches.
+ * Nothing is dropped: when a write fails the unwritten lines stay queued and
+ * are retried; flush() and close() take the kept records first.
  */
 import type { AuditRecord } from '../../../schemas/audit-record.js';
 import type { Logger } from '../logging/logger.js';
@@ -37,6 +39,9 @@ export class AuditLog {
   private readonly redactor: Redactor;
 
   private queue: string[] = [];
+  /** Records made this turn, not yet serialised (see record()). */
+  private pending: AuditRecord[] = [];
+  private pendingImmediate: NodeJS.Immediate | null = null;
   /** Lines accepted by record() and lines known to be in a file; flush() waits for the gap to close. */
   private recorded = 0;
   private written = 0;
@@ -57,8 +62,30 @@ export class AuditLog {
     });
   }
 
+  /**
+   * The record is made when the operation ends, just before its answer is
+   * written: serialising it twice (file line, logger line) and redacting both
+   * would delay that answer, so it waits for the end of the turn.
+   */
   record(r: AuditRecord): void {
     if (!this.enabled) return;
+    if (this.closing !== null) {
+      this.take(r);
+      return;
+    }
+    this.pending.push(r);
+    this.pendingImmediate ??= setImmediate(() => this.takePending());
+  }
+
+  private takePending(): void {
+    if (this.pendingImmediate !== null) clearImmediate(this.pendingImmediate);
+    this.pendingImmediate = null;
+    const records = this.pending;
+    this.pending = [];
+    for (const r of records) this.take(r);
+  }
+
+  private take(r: AuditRecord): void {
     this.logger?.audit({ audit: r }, auditMessage(r));
     if (this.closing !== null) {
       // The file is closed; the logger line above is the only trace left.
@@ -74,6 +101,7 @@ export class AuditLog {
 
   /** Resolves once every record made before the call is in the file; rejects if the disk write keeps failing. */
   async flush(): Promise<void> {
+    this.takePending();
     const target = this.recorded;
     while (this.written < target) {
       await this.startWriter();
@@ -83,6 +111,8 @@ export class AuditLog {
 
   /** Flushes, then closes the file. Later records only reach the logger. */
   close(): Promise<void> {
+    // Records kept this turn belong in the file, not after its close.
+    this.takePending();
     this.closing ??= this.flushAndClose();
     return this.closing;
   }
