@@ -12,6 +12,7 @@
  * calls/s and p50. This is how each change's effect in docs/performance.md was
  * measured (A = the build before the change, B = with it).
  */
+import { resolve } from 'node:path';
 import { f, table } from './format.js';
 import { killAll } from './proc.js';
 import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
@@ -23,8 +24,10 @@ const median = (xs: number[]) => {
 };
 
 async function main(): Promise<void> {
-  const [aJs, bJs, scenario = 'mcp-sdk-http', clientsArg = '16', roundsArg = '5', seconds = '3'] = process.argv.slice(2);
-  if (!aJs || !bJs) throw new Error('usage: compare.js A_GATEWAY_JS B_GATEWAY_JS [scenario] [clients] [rounds] [seconds]');
+  const [aArg, bArg, scenario = 'mcp-sdk-http', clientsArg = '16', roundsArg = '5', seconds = '3'] = process.argv.slice(2);
+  if (!aArg || !bArg) throw new Error('usage: compare.js A_GATEWAY_JS B_GATEWAY_JS [scenario] [clients] [rounds] [seconds]');
+  // The gateways run in their own directories: relative paths are the caller's.
+  const [aJs, bJs] = [resolve(aArg), resolve(bArg)];
   process.env.BENCH_SECONDS = seconds;
   const clients = Number(clientsArg);
   const rounds = Number(roundsArg);

@@ -10,13 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../test/fixtures/spawn.js';
 import type { LoadCommand, LoadMethod, RunResult } from './loadgen.js';
-import { childPids, cpuMicros, mainThreadWakeups, rssBytes, sleep, startProcess, type Proc } from './proc.js';
+import { childPids, cpuMicros, loadAverage, mainThreadWakeups, rssBytes, sleep, startProcess, type Proc } from './proc.js';
 
 export { childPids, rssBytes };
 
 const env = process.env;
-export const SECONDS = Number(env.BENCH_SECONDS ?? 5);
-export const WARMUP = Number(env.BENCH_WARMUP ?? 1);
+/** BENCH_QUICK=1: short phases and fewer repeats, for a look in about two minutes (noisier figures). */
+export const QUICK = env.BENCH_QUICK === '1';
+export const SECONDS = Number(env.BENCH_SECONDS ?? (QUICK ? 1.5 : 3));
+export const WARMUP = Number(env.BENCH_WARMUP ?? (QUICK ? 0.5 : 1));
 export const AUDIT = env.BENCH_AUDIT !== '0';
 
 export const ROOT = repoRoot();
@@ -260,6 +262,8 @@ export interface Row {
   loadgen_cores: number;
   /** Resident set size of the measured server process(es) right after the phase, MB. */
   server_rss_mb: number | null;
+  /** The machine's 1-minute load average at the end of the phase (2 shared cores: above 2, others compete). */
+  loadavg: number;
   first_error?: string;
 }
 
@@ -332,6 +336,7 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
       loadgen_cpu_us_per_call: per(r.cpuMicros),
       loadgen_cores: r.cpuMicros / (r.wallMs * 1000),
       server_rss_mb: serverPids.length ? rss / 2 ** 20 : null,
+      loadavg: loadAverage()[0] ?? NaN,
       ...(r.firstError ? { first_error: r.firstError } : {}),
     };
   } finally {

@@ -220,6 +220,7 @@ export function scenarioTable(rows: readonly ScenarioRow[], all: readonly Scenar
         f(r.server_rss_mb, 1),
         f(r.backend_cpu_us_per_call),
         f(r.loadgen_cores, 2),
+        f(r.loadavg, 1),
         String(r.errors),
       ];
     }),
