@@ -6,11 +6,12 @@
  *
  * The requests are bare node:http POSTs (an SDK Client per session would cost
  * the load generator far more than the gateway), on a few keep-alive sockets.
- * No garbage collection is forced (the gateway offers no way to): the RSS after
- * the TTL is what V8 has given back by then on its own.
+ * The gateway runs with GC_ON_SIGNAL_ARGS: a full GC before each reading, so
+ * the readings compare what is still referenced, not V8's collection schedule.
  */
 import http from 'node:http';
-import { rssBytes, sleep } from './proc.js';
+import { rssBytes, sleep, type Proc } from './proc.js';
+import { collectGarbage } from './harness.js';
 
 export interface AbandonResult {
   sessions: number;
@@ -20,14 +21,17 @@ export interface AbandonResult {
   rss_base_mb: number;
   rss_peak_mb: number;
   rss_after_ttl_mb: number;
+  /** V8 heap in use after a full GC: before, and once the TTL has passed. */
+  heap_base_mb: number;
+  heap_after_ttl_mb: number;
   /** Sessions the management API still lists after the TTL. */
   sessions_left: number | undefined;
-  /** After the TTL, within this much of the base (RSS rarely returns to the byte: V8 keeps some heap). */
+  /** After the TTL: no session left, and the heap in use within BASE_TOLERANCE_MB of the base (V8 keeps freed pages, so RSS is only reported). */
   returned_to_base: boolean;
 }
 
-/** RSS after the TTL may exceed the base by this much and still count as "back to base". */
-export const BASE_TOLERANCE_MB = 10;
+/** The heap in use after the TTL may exceed the base by this much and still count as "back to base". */
+export const BASE_TOLERANCE_MB = 5;
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
@@ -67,14 +71,14 @@ async function sessionsListed(base: string): Promise<number | undefined> {
   }
 }
 
-/** `mcpUrl`: the gateway's /mcp; `base`: its root; `pid`: its process; `ttlS`: its configured session_ttl. */
-export async function abandonSessions(mcpUrl: string, base: string, pid: number, count: number, ttlS: number): Promise<AbandonResult> {
+/** `mcpUrl`: the gateway's /mcp; `base`: its root; `proc`: its process (started with GC_ON_SIGNAL_ARGS); `ttlS`: its configured session_ttl. */
+export async function abandonSessions(mcpUrl: string, base: string, proc: Proc, count: number, ttlS: number): Promise<AbandonResult> {
   const url = new URL(mcpUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   // Warm up (modules, JIT) with a few sessions, let them expire, then take the base.
   for (let i = 0; i < 50; i++) await initializeOnce(url, agent);
   await sleep(ttlS * 1000 + 2000);
-  const rssBase = rssBytes(pid);
+  const memBase = await collectGarbage(proc);
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
@@ -86,21 +90,23 @@ export async function abandonSessions(mcpUrl: string, base: string, pid: number,
     }),
   );
   const openS = (performance.now() - t0) / 1000;
-  const rssPeak = rssBytes(pid);
+  const rssPeak = rssBytes(proc.pid);
   agent.destroy();
   // The reaper runs every ttl/4: after ttl + that (+ slack), every session is gone.
   await sleep(ttlS * 1500 + 2000);
   const left = await sessionsListed(base);
-  const rssAfter = rssBytes(pid);
+  const memAfter = await collectGarbage(proc);
   const mb = (b: number) => b / 2 ** 20;
   return {
     sessions: count,
     ttl_s: ttlS,
     open_s: openS,
-    rss_base_mb: mb(rssBase),
+    rss_base_mb: memBase.rssMb,
     rss_peak_mb: mb(rssPeak),
-    rss_after_ttl_mb: mb(rssAfter),
+    rss_after_ttl_mb: memAfter.rssMb,
+    heap_base_mb: memBase.heapUsedMb,
+    heap_after_ttl_mb: memAfter.heapUsedMb,
     sessions_left: left,
-    returned_to_base: mb(rssAfter - rssBase) <= BASE_TOLERANCE_MB && (left ?? 0) === 0,
+    returned_to_base: memAfter.heapUsedMb - memBase.heapUsedMb <= BASE_TOLERANCE_MB && left === 0,
   };
 }

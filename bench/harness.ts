@@ -30,6 +30,30 @@ export const FIXTURE_JS = join(DIST, 'test', 'fixtures', 'fixture-server-main.js
 export const GATEWAY_JS = env.BENCH_GATEWAY || join(DIST, 'cli', 'gateway.js');
 const LOADGEN_JS = join(DIST, 'bench', 'loadgen.js');
 const NO_NETWORK_JS = join(DIST, 'bench', 'no-network.js');
+/** Node arguments that let `collectGarbage` run a full GC in the process (see gc-on-signal.ts). */
+export const GC_ON_SIGNAL_ARGS = ['--expose-gc', '--import', join(DIST, 'bench', 'gc-on-signal.js')];
+
+export interface MemoryReading {
+  rssMb: number;
+  /** V8 heap in use after a full GC: what the process still references. */
+  heapUsedMb: number;
+}
+
+/** A full GC in a process started with GC_ON_SIGNAL_ARGS, and its memory right after. */
+export async function collectGarbage(proc: Proc): Promise<MemoryReading> {
+  const readings = () => [...proc.stderr().matchAll(/BENCH_MEMORY (\{.*\})/g)].map((m) => m[1]!);
+  const before = readings().length;
+  process.kill(proc.pid, 'SIGUSR2');
+  for (let i = 0; i < 100; i++) {
+    await sleep(100);
+    const all = readings();
+    if (all.length > before) {
+      const r = JSON.parse(all.at(-1)!) as { rss: number; heapUsed: number };
+      return { rssMb: r.rss / 2 ** 20, heapUsedMb: r.heapUsed / 2 ** 20 };
+    }
+  }
+  throw new Error(`${proc.name} did not report its memory after SIGUSR2`);
+}
 const HUB_JS = join(ROOT, 'node_modules', 'mcp-hub', 'dist', 'cli.js');
 
 /** Scratch directory of this run (configs, audit files, mcp-hub's home). */

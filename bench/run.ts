@@ -26,14 +26,16 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { CLK_TCK, killAll, loadAverage, sleep } from './proc.js';
+import { CLK_TCK, killAll, loadAverage, sleep, type Proc } from './proc.js';
 import { f, table } from './format.js';
 import { abandonSessions, BASE_TOLERANCE_MB, type AbandonResult } from './abandoned-sessions.js';
 import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
 import {
   AUDIT,
   FIXTURE_JS,
+  GC_ON_SIGNAL_ARGS,
   LoadGen,
+  collectGarbage,
   NODE,
   QUICK,
   ROOT,
@@ -232,18 +234,27 @@ async function overhead(results: Results, lg: LoadGen): Promise<void> {
 async function sessions(results: Results, lg: LoadGen): Promise<void> {
   const backend = await startHttpBackend('idle', 'bench');
   const out: Record<string, unknown> = { sessions: IDLE_SESSIONS };
-  const measure = async (label: string, url: string, transport: 'streamable-http' | 'sse', pid: number, tool: string | undefined, toolPattern?: string) => {
+  /** `gc`: the process, when it runs with GC_ON_SIGNAL_ARGS: a full GC before each reading. */
+  const measure = async (
+    label: string,
+    url: string,
+    transport: 'streamable-http' | 'sse',
+    pid: number,
+    tool: string | undefined,
+    toolPattern?: string,
+    gc?: Proc,
+  ) => {
     // Warm the process up with one session and a few calls, then let it settle.
     await lg.connect({ cmd: 'connect', url, transport, clients: 1, tool, toolPattern });
     await lg.run(1, false);
     await lg.close();
     await sleep(2000);
-    const before = rssBytes(pid);
+    const before = gc ? (await collectGarbage(gc)).rssMb * 2 ** 20 : rssBytes(pid);
     const t0 = performance.now();
     await lg.connect({ cmd: 'connect', url, transport, clients: IDLE_SESSIONS, concurrency: 50 });
     const openMs = performance.now() - t0;
     await sleep(3000);
-    const after = rssBytes(pid);
+    const after = gc ? (await collectGarbage(gc)).rssMb * 2 ** 20 : rssBytes(pid);
     await lg.close();
     out[label] = {
       rss_before_mb: before / 2 ** 20,
@@ -251,12 +262,13 @@ async function sessions(results: Results, lg: LoadGen): Promise<void> {
       delta_mb: (after - before) / 2 ** 20,
       kb_per_session: (after - before) / 1024 / IDLE_SESSIONS,
       open_s: openMs / 1000,
+      full_gc_before_readings: gc !== undefined,
     };
   };
   try {
-    const gw = await startGateway('sessions', { h: { type: 'streamable-http', url: backend.url } });
+    const gw = await startGateway('sessions', { h: { type: 'streamable-http', url: backend.url } }, {}, GC_ON_SIGNAL_ARGS);
     try {
-      await measure('gateway', gw.url, 'streamable-http', gw.proc.pid, 'h_echo');
+      await measure('gateway', gw.url, 'streamable-http', gw.proc.pid, 'h_echo', undefined, gw.proc);
     } finally {
       await gw.proc.stop();
     }
@@ -267,9 +279,10 @@ async function sessions(results: Results, lg: LoadGen): Promise<void> {
       {
         server: { host: '127.0.0.1', port: 0, session_ttl: ABANDON_TTL_S, max_sessions: ABANDONED_SESSIONS + 1000 },
       },
+      GC_ON_SIGNAL_ARGS,
     );
     try {
-      out.abandoned = await abandonSessions(gwTtl.url, gwTtl.base, gwTtl.proc.pid, ABANDONED_SESSIONS, ABANDON_TTL_S);
+      out.abandoned = await abandonSessions(gwTtl.url, gwTtl.base, gwTtl.proc, ABANDONED_SESSIONS, ABANDON_TTL_S);
     } finally {
       await gwTtl.proc.stop();
     }
@@ -423,9 +436,9 @@ function evaluate(results: Results): void {
   const a = results.sessions?.abandoned as AbandonResult | undefined;
   if (a)
     t.push({
-      target: `${a.sessions} initialize-then-abandon sessions, RSS after the TTL (${a.ttl_s} s)`,
-      limit: `back to base (±${BASE_TOLERANCE_MB} MB), none left`,
-      measured: `base ${f(a.rss_base_mb)} MB, peak ${f(a.rss_peak_mb)} MB, after ${f(a.rss_after_ttl_mb)} MB; ${a.sessions_left ?? '?'} left`,
+      target: `${a.sessions} initialize-then-abandon sessions, after the TTL (${a.ttl_s} s)`,
+      limit: `none left, heap back to base (+${BASE_TOLERANCE_MB} MB)`,
+      measured: `heap ${f(a.heap_base_mb)} → ${f(a.heap_after_ttl_mb)} MB; RSS ${f(a.rss_base_mb)}, peak ${f(a.rss_peak_mb)}, after ${f(a.rss_after_ttl_mb)} MB; ${a.sessions_left ?? '?'} left`,
       met: a.returned_to_base,
     });
   for (const label of ['bench-backend', 'sdk-fixture']) {
