@@ -14,7 +14,7 @@
  */
 import { resolve } from 'node:path';
 import { f, table } from './format.js';
-import { killAll } from './proc.js';
+import { runMain } from './proc.js';
 import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
 
 const median = (xs: number[]) => {
@@ -88,13 +88,4 @@ async function main(): Promise<void> {
   );
 }
 
-main()
-  .then(() => {
-    killAll();
-    process.exit(0);
-  })
-  .catch((err) => {
-    console.error(err);
-    killAll();
-    process.exit(1);
-  });
+runMain(main);

@@ -225,3 +225,17 @@ export function loadAverage(): number[] {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Runs a bench script's main(): every child is killed when it ends, and the exit code says how. */
+export function runMain(main: () => Promise<void>): void {
+  main()
+    .then(() => {
+      killAll();
+      process.exit(0);
+    })
+    .catch((err) => {
+      console.error(err);
+      killAll();
+      process.exit(1);
+    });
+}

@@ -16,7 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { killAll, sleep, startProcess, type Proc } from './proc.js';
+import { runMain, sleep, startProcess, type Proc } from './proc.js';
 import { LoadGen, backendCmd, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, work, type Target } from './harness.js';
 
 interface CallFrame {
@@ -187,13 +187,4 @@ async function main(): Promise<void> {
   console.log(`\nprofile: ${join(profDir, file)}`);
 }
 
-main()
-  .then(() => {
-    killAll();
-    process.exit(0);
-  })
-  .catch((err) => {
-    console.error(err);
-    killAll();
-    process.exit(1);
-  });
+runMain(main);
