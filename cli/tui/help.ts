@@ -1,0 +1,19 @@
+/** Keys that work on every page (the `?` overlay lists them after the page's own). */
+export const NAVIGATION_KEYS: Array<[string, string]> = [
+  ['j / ↓', 'down'],
+  ['k / ↑', 'up'],
+  ['g / Home', 'top'],
+  ['G / End', 'bottom'],
+  ['PgDn / Ctrl-F', 'page down'],
+  ['PgUp / Ctrl-B', 'page up'],
+];
+
+export const GLOBAL_KEYS: Array<[string, string]> = [
+  ['1…9', 'views: dashboard, backends, tools, resources, sessions, events, skills, registry, servers'],
+  [':', 'command: a view name (Tab completes), reload, help, quit'],
+  ['/', 'filter this page (Esc clears)'],
+  ['Esc', 'clear the filter, else back'],
+  ['?', 'this help'],
+  ['ctrl+r', 'reload the gateway configuration (asks first)'],
+  ['q / Ctrl-C', 'quit'],
+];
