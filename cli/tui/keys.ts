@@ -20,19 +20,34 @@ const FINAL_KEYS: Record<string, string> = { A: 'up', B: 'down', C: 'right', D: 
 /** `ESC [ n ~` sequences. */
 const TILDE_KEYS: Record<string, string> = { '1': 'home', '7': 'home', '4': 'end', '8': 'end', '3': 'delete', '5': 'pageup', '6': 'pagedown' };
 
-/** The keystrokes in one input event of Ink (one escape sequence, or plain characters). */
+/** The keystrokes in terminal input (an event of Ink's parser, or any run of input). */
 export function decodeKeys(data: string): Keystroke[] {
-  if (!data.startsWith('\x1b')) return [...data].map(decodeChar);
-  if (data === '\x1b') return [named('escape')];
-  // eslint-disable-next-line no-control-regex -- decoding terminal escape sequences is the point
-  const seq = /^\x1b{1,2}[[O]([\d;:]*)([A-Za-z~])$/.exec(data);
-  if (seq) {
-    const [, params, final] = seq;
-    const name = final === '~' ? TILDE_KEYS[params.split(';')[0]] : FINAL_KEYS[final];
-    return name ? [named(name)] : [];
+  const keys: Keystroke[] = [];
+  const chars = [...data];
+  for (let i = 0; i < chars.length; i++) {
+    if (chars[i] !== '\x1b') {
+      keys.push(decodeChar(chars[i]));
+      continue;
+    }
+    const intro = chars[i + 1];
+    if (intro !== '[' && intro !== 'O') {
+      // A lone Esc, or Esc and then a key arriving together.
+      keys.push(named('escape'));
+      continue;
+    }
+    // CSI (`ESC [ 1 ; 5 A`, `ESC [ 5 ~`) or SS3 (`ESC O A`): parameters, then one final byte.
+    let j = i + 2;
+    while (j < chars.length && /[\d;:]/.test(chars[j])) j++;
+    if (j >= chars.length) {
+      keys.push(named('escape'));
+      continue;
+    }
+    const params = chars.slice(i + 2, j).join('');
+    const name = chars[j] === '~' ? TILDE_KEYS[params.split(';')[0]] : FINAL_KEYS[chars[j]];
+    if (name) keys.push(named(name));
+    i = j;
   }
-  // Esc and then a key, arriving together.
-  return [named('escape'), ...decodeKeys(data.slice(1))];
+  return keys;
 }
 
 function decodeChar(ch: string): Keystroke {

@@ -14,12 +14,13 @@ export const toolPage: PageSpec = {
     if (!tool) return [line(seg(`No tool named ${ctx.page.subject} (any more).`, { color: 'yellow' }))];
     const out: Line[] = [field('Name', seg(tool.name, { bold: true })), field('Backend', `${tool.backend} (as ${tool.original_name})`)];
     out.push(...textLines(tool.description, ctx.width - 12).map((l, i) => field(i === 0 ? 'Description' : '', l)));
-    out.push([], line(seg('Input schema', { bold: true })), ...textLines(JSON.stringify(tool.input_schema, null, 2), ctx.width, { color: 'gray' }));
-    out.push([], field('Arguments', seg(ctx.page.field ?? '{}', { color: 'cyan' })));
+    // Arguments and result first: they are what changes, and must not hide below the fold.
+    out.push(field('Arguments', seg(ctx.page.field ?? '{}', { color: 'cyan' })));
     out.push([], line(seg('Result', { bold: true })));
     if (ctx.page.busy) out.push(line(seg('Calling…', { dim: true })));
     else if (ctx.page.result) out.push(...ctx.page.result.lines);
     else out.push(line(seg(ctx.ui.readOnly ? 'Read-only: calls are off.' : 'Press Enter to edit the arguments and call the tool.', { dim: true })));
+    out.push([], line(seg('Input schema', { bold: true })), ...textLines(JSON.stringify(tool.input_schema, null, 2), ctx.width, { color: 'gray' }));
     return out;
   },
   bindings: () => [
