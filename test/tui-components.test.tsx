@@ -16,7 +16,7 @@ import { TuiController } from '../cli/tui/controller.js';
 import { ServerDirectory } from '../cli/servers/server-directory.js';
 import type { ServerChoice } from '../cli/servers/server-choices.js';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
-import { stdioFixture, waitFor } from './helpers/core-util.js';
+import { freePort, stdioFixture, waitFor } from './helpers/core-util.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -153,20 +153,22 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     const directory = new ServerDirectory(file, {}, { GATEWAY_STATE_DIR: join(dir, 'state') });
     const start = directory.load();
     const { tui, screen, until, keys } = mount({ directory, servers: start.choices, active: start.active });
+    // Nothing listens there.
+    const spareUrl = `http://127.0.0.1:${await freePort()}`;
     await until((s) => /● main\s+healthy/.test(s), 'main healthy');
 
     keys('9');
     await until((s) => /Servers \(1\)/.test(s), 'the servers view');
     keys('a');
-    keys('spare http://127.0.0.1:1 s3cret-token');
-    await until((s) => s.includes('spare http://127.0.0.1:1 ••••••••••••'), 'the token masked while typed');
+    keys(`spare ${spareUrl} s3cret-token`);
+    await until((s) => s.includes(`spare ${spareUrl} ••••••••••••`), 'the token masked while typed');
     expect(screen()).not.toContain('s3cret');
     keys('\r');
-    await until((s) => /Servers \(2\)/.test(s) && /spare\s+http:\/\/127\.0\.0\.1:1\s+file\s+yes/.test(s), 'spare listed');
+    await until((s) => /Servers \(2\)/.test(s) && new RegExp(`spare\\s+${spareUrl}\\s+file\\s+yes`).test(s), 'spare listed');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
       servers: [
         { name: 'main', url: h.url },
-        { name: 'spare', url: 'http://127.0.0.1:1', token: 's3cret-token' },
+        { name: 'spare', url: spareUrl, token: 's3cret-token' },
       ],
       active: 'main',
     });
@@ -175,7 +177,7 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     // Switch to spare: nothing answers there; the banner says so and the TUI stays.
     keys('G\r');
     await until(
-      (s) => /● spare\s+unreachable/.test(s) && /Gateway unreachable: Cannot reach the gateway at http:\/\/127\.0\.0\.1:1/.test(s),
+      (s) => /● spare\s+unreachable/.test(s) && /✖ Gateway unreachable \(ECONNREFUSED\), retrying…/.test(s),
       'the banner for spare',
     );
     expect(JSON.parse(readFileSync(file, 'utf8')).active).toBe('spare');

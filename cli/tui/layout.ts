@@ -9,7 +9,7 @@ import type { UiState } from './ui-state.js';
 
 /** The banner's text, or undefined when there is none. */
 export function bannerText(data: GatewaySnapshot): string | undefined {
-  if (!data.connecting && !data.reachable) return `Gateway unreachable: ${data.error ?? data.url} — retrying`;
+  if (!data.connecting && !data.reachable) return `Gateway unreachable (${reasonOf(data.error)}), retrying…`;
   if (data.reachable && data.apiError) return `Gateway refused: ${data.apiError}`;
   return undefined;
 }
@@ -17,4 +17,10 @@ export function bannerText(data: GatewaySnapshot): string | undefined {
 /** Rows of the page area. */
 export function pageRows(ui: UiState, data: GatewaySnapshot): number {
   return Math.max(3, ui.rows - 4 - (bannerText(data) ? 1 : 0));
+}
+
+/** `ECONNREFUSED` from "Cannot reach the gateway at <url> (ECONNREFUSED)" (the URL is in the header already). */
+function reasonOf(error: string | undefined): string {
+  if (!error) return 'no answer';
+  return /\(([^()]+)\)$/.exec(error)?.[1] ?? error;
 }

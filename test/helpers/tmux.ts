@@ -41,6 +41,11 @@ export class TmuxTerminal {
     return this.tmux('capture-pane', '-p', '-N');
   }
 
+  /** The screen and the scrollback above it (tmux 3.3 pushes a dead pane's screen into the scrollback). */
+  allOutput(): string {
+    return this.tmux('capture-pane', '-p', '-S', '-');
+  }
+
   lines(): string[] {
     return this.screen().replace(/\n$/, '').split('\n');
   }
@@ -72,6 +77,16 @@ export class TmuxTerminal {
   /** Whether the program in the pane has exited. */
   exited(): boolean {
     return this.tmux('display-message', '-p', '#{pane_dead}').trim() === '1';
+  }
+
+  /** The exit status of the program in the pane once it has exited. */
+  exitStatus(): number {
+    return Number(this.tmux('display-message', '-p', '#{pane_dead_status}').trim());
+  }
+
+  /** Resizes the terminal (the program gets SIGWINCH). */
+  resize(width: number, height: number): void {
+    this.tmux('resize-window', '-x', String(width), '-y', String(height));
   }
 
   kill(): void {

@@ -21,7 +21,8 @@ export function Screen({ state, tui }: { state: TuiState; tui: TuiController }) 
   const width = ui.columns;
   const height = pageRows(ui, data);
   const banner = bannerText(data);
-  const hints: Array<[string, string]> = [...tui.bindings(ctx).map((b): [string, string] => [b.keys[0], b.label]), ['?', 'help'], [':', 'views']];
+  // Help first: a narrow terminal cuts the end of the line.
+  const hints: Array<[string, string]> = [['?', 'help'], ...tui.bindings(ctx).map((b): [string, string] => [b.keys[0], b.label])];
 
   let body;
   if (ui.overlay?.kind === 'help') body = <HelpOverlay sections={tui.helpSections()} width={width} height={height} />;
