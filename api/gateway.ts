@@ -11,7 +11,7 @@ import { loadConfigFile, locateConfigFile, type LoadedConfig, type SecretResolve
 import { GatewayController } from '../controller/gateway-controller.js';
 import { EventBus } from '../controller/event-bus.js';
 import type { EventRecord } from '../schemas/records.js';
-import type { GatewayConfig } from '../schemas/config.js';
+import { DEFAULT_TIMEOUTS, type GatewayConfig } from '../schemas/config.js';
 import { GatewayError } from '../schemas/errors.js';
 import { ServingBackends } from '../runtime/backends/serving-backends.js';
 import { ContainerManager } from '../runtime/containers/container-manager.js';
@@ -434,7 +434,7 @@ function listenError(host: string, port: number, err: unknown): GatewayError {
 }
 
 function longestConnectMs(config: GatewayConfig): number {
-  return Math.max(0, ...Object.values(config.backends).map((b) => b.timeouts?.connect_s ?? 30)) * 1000;
+  return Math.max(0, ...Object.values(config.backends).map((b) => b.timeouts?.connect_s ?? DEFAULT_TIMEOUTS.connect_s)) * 1000;
 }
 
 function delay(ms: number): Promise<void> {

@@ -52,10 +52,15 @@ const Renames = Type.Object(
   { additionalProperties: false, description: 'Keyed by the original name at the backend.' },
 );
 
+/** A backend's timeouts unless its config says otherwise (seconds). */
+export const DEFAULT_TIMEOUTS = { connect_s: 30, request_s: 60 } as const;
+
 const Timeouts = Type.Object(
   {
-    connect_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 30 })),
-    request_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 60 })),
+    connect_s: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, default: DEFAULT_TIMEOUTS.connect_s, description: 'Connect, initialize and first catalog load.' }),
+    ),
+    request_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: DEFAULT_TIMEOUTS.request_s, description: 'Every forwarded request.' })),
   },
   { additionalProperties: false },
 );
@@ -114,13 +119,19 @@ const BearerAuth = Type.Object(
 );
 
 export const OAUTH_GRANTS = ['authorization_code', 'client_credentials'] as const;
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 
 const OAuthAuth = Type.Object(
   {
     type: Type.Literal('oauth'),
     client_id: Type.Optional(Type.String({ minLength: 1, description: 'Pre-registered client; else a metadata document URL, else dynamic registration.' })),
     client_secret: Type.Optional(Type.String({ minLength: 1 })),
+    private_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'PEM private key of the pre-registered client, for private_key_jwt (RFC 7523) instead of a secret; use `${ENV}` or `secret:`.',
+      }),
+    ),
     client_metadata_url: Type.Optional(Type.String({ pattern: '^https://', description: 'Client ID Metadata Document URL used as the client_id.' })),
     scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     redirect_uri: Type.Optional(

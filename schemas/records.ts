@@ -81,6 +81,7 @@ export const STAGES = [
   'reload',
   'reload_failed',
   'shutdown',
+  'catalog',
   'image_built',
   'container_fallback',
   'reauthenticated',

@@ -1,4 +1,5 @@
 /** The secrets of outgoing `auth` in the config never reach a log line. */
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../controller/config/config-loader.js';
 import { REDACTED, Redactor } from '../runtime/observability/logging/redactor.js';
@@ -27,6 +28,20 @@ describe('registerConfigSecrets: outgoing auth', () => {
     const redactor = new Redactor();
     registerConfigSecrets(config, redactor, env);
     expect(redactor.redact('static-bearer-0123456789 machine-secret-0123456789')).toBe(`${REDACTED} ${REDACTED}`);
+  });
+
+  it('registers an OAuth private key (private_key_jwt) as a whole', () => {
+    const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const env = { STATIC_TOKEN: 'static-bearer-0123456789', MACHINE_SECRET: 'machine-secret-0123456789', JWT_KEY: pem };
+    const text = `${CONFIG}  signer:
+    type: streamable-http
+    url: https://signer.example.test/mcp
+    auth: { type: oauth, grant: client_credentials, client_id: gw, private_key: "\${JWT_KEY}" }
+`;
+    const config = parseConfigText(text, { env });
+    const redactor = new Redactor();
+    registerConfigSecrets(config, redactor, env);
+    expect(redactor.redact(`key: ${pem}`)).toBe(`key: ${REDACTED}`);
   });
 
   it('refuses a bearer token too short to redact, naming its key', () => {

@@ -15,7 +15,7 @@ import type { EventRecord } from '../schemas/records.js';
 
 type Behaviour = 'ok' | 'fail' | 'flap' | 'hold' | 'hold-fail';
 
-class FakeConn extends EventEmitter<{ closed: [string] }> {
+class FakeConn extends EventEmitter<{ closed: [string]; catalog: [] }> {
   catalog = { tools: [] as unknown[], resources: [] as unknown[], prompts: [] as unknown[] };
   pid = undefined;
   closed = false;

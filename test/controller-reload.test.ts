@@ -45,6 +45,8 @@ describe('controller hot reload', () => {
     h = await startGateway(config(initialBackends));
     // The harness adds these to the first write; later writes must carry them too.
     base = { ...base, server: { host: '127.0.0.1', port: 0 }, audit: { file: join(h.dir, 'audit.jsonl') } };
+    // Catalog announcements come a moment after connecting; let them land before tests take their event marks.
+    for (const name of Object.keys(initialBackends)) await h.waitForEvent((e) => e.backend === name && e.stage === 'catalog');
     client = await h.connect();
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       toolListChanges++;
@@ -78,6 +80,7 @@ describe('controller hot reload', () => {
     await h.waitForEvent(after(mark, (e) => e.backend === 'gone' && e.stage === 'removed'));
     await h.waitForEvent(after(mark, (e) => e.backend === 'change' && e.stage === 'connected'));
     await h.waitForEvent(after(mark, (e) => e.backend === 'fresh' && e.stage === 'connected'));
+    for (const name of ['change', 'fresh']) await h.waitForEvent(after(mark, (e) => e.backend === name && e.stage === 'catalog'));
 
     // The unchanged backend: same process, same client session, no events at all.
     expect((await whoami(client, 'keep_whoami')).pid).toBe(keepPid);

@@ -4,6 +4,7 @@
  * SSE, and a static bearer token. Real authorization server, real protected
  * MCP server, real SDK Client; no browser anywhere.
  */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientMetadata } from 'oidc-provider';
 import { backendHeaders } from '../runtime/auth/auth-headers.js';
 import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
 import { isAuthorizationRequired } from '../runtime/auth/errors.js';
@@ -20,6 +22,25 @@ import { NodeStreamableHttpClientTransport } from '../runtime/transports/node-st
 import type { HttpBackendSpec } from '../schemas/config.js';
 import { readTokenFile } from './helpers/token-file.js';
 import { MACHINE_CLIENT, startOAuthEnv, type OAuthEnv } from './fixtures/oauth-env.js';
+
+/** Machine clients registered with their public key only: they authenticate with private_key_jwt (RFC 7523). */
+const SIGNERS = {
+  ec: { id: 'jwt-ec-client', keys: generateKeyPairSync('ec', { namedCurve: 'P-256' }), alg: 'ES256' as const },
+  rsa: { id: 'jwt-rsa-client', keys: generateKeyPairSync('rsa', { modulusLength: 2048 }), alg: 'RS256' as const },
+};
+
+function keyRegisteredClient(id: string, publicKey: KeyObject, alg: 'ES256' | 'RS256'): ClientMetadata {
+  return {
+    client_id: id,
+    token_endpoint_auth_method: 'private_key_jwt',
+    token_endpoint_auth_signing_alg: alg,
+    jwks: { keys: [{ ...publicKey.export({ format: 'jwk' }), alg, use: 'sig' }] },
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    scope: 'mcp:tools',
+  };
+}
 
 async function whoami(transport: Transport): Promise<{ client_id: string; scopes: string[] }> {
   const c = new Client({ name: 'oauth-test', version: '1.0.0' });
@@ -39,7 +60,7 @@ describe('OAuth backend: client_credentials and bearer, no browser', () => {
   let manager: BackendAuthManager;
 
   beforeAll(async () => {
-    env = await startOAuthEnv();
+    env = await startOAuthEnv({ extraClients: Object.values(SIGNERS).map((s) => keyRegisteredClient(s.id, s.keys.publicKey, s.alg)) });
     dir = mkdtempSync(join(tmpdir(), 'gw-tokens-'));
     redactor = new Redactor();
     manager = new BackendAuthManager({ tokensDir: dir, redactor });
@@ -97,6 +118,40 @@ describe('OAuth backend: client_credentials and bearer, no browser', () => {
     const after = readTokenFile(tokenFile(dir, 'm2m')).tokens?.access_token;
     expect(after).toBeTruthy();
     expect(after).not.toBe(before);
+  });
+
+  it('a client registered with its public key authenticates with a JWT signed by its private key (private_key_jwt)', async () => {
+    // An EC key in PKCS#8 (ES256), and an RSA key in the older PKCS#1 PEM form (RS256): the algorithm comes from the key.
+    const keys = {
+      ec: SIGNERS.ec.keys.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      rsa: SIGNERS.rsa.keys.privateKey.export({ format: 'pem', type: 'pkcs1' }).toString(),
+    };
+    for (const kind of ['ec', 'rsa'] as const) {
+      const spec: HttpBackendSpec = {
+        type: 'streamable-http',
+        url: env.server.mcpUrl,
+        auth: { type: 'oauth', grant: 'client_credentials', client_id: SIGNERS[kind].id, private_key: keys[kind] },
+      };
+      const me = await whoami(manager.createTransport(`m2m-jwt-${kind}`, spec));
+      expect(me).toEqual({ client_id: SIGNERS[kind].id, scopes: ['mcp:tools'] });
+    }
+    expect(env.as.registrations()).toHaveLength(1); // only the one of the dynamic-registration test above
+  });
+
+  it('private_key_jwt that cannot work is refused with the reason, before any request', () => {
+    const pem = SIGNERS.ec.keys.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const spec = (auth: Record<string, unknown>): HttpBackendSpec => ({
+      type: 'streamable-http',
+      url: env.server.mcpUrl,
+      auth: { type: 'oauth', grant: 'client_credentials', ...auth },
+    });
+    expect(() => manager.createTransport('jwt-no-id', spec({ private_key: pem }))).toThrow(/private_key needs auth\.client_id/);
+    expect(() => manager.createTransport('jwt-no-key', spec({ client_id: 'x', token_endpoint_auth_method: 'private_key_jwt' }))).toThrow(
+      /private_key_jwt needs auth\.private_key/,
+    );
+    expect(() => manager.createTransport('jwt-not-a-key', spec({ client_id: 'x', private_key: 'not a key at all' }))).toThrow(/not a PEM private key/);
+    const ed = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    expect(() => manager.createTransport('jwt-ed', spec({ client_id: 'x', private_key: ed }))).toThrow(/ed25519 key cannot sign/);
   });
 
   it('a wrong client secret is an error of its own, not a request for consent', async () => {

@@ -185,13 +185,6 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
         // The new stream carries standalone messages.
         await t.client.callTool({ name: 'add_tool', arguments: { name: `after_${how}_${clientKind.replace('+', '_')}` } });
         await t.changes.until(() => t.listChanged >= 1, 'tools/list_changed on the reopened stream');
-        console.log(
-          'RECONNECT',
-          serverKind,
-          clientKind,
-          how,
-          t.errors.map((e) => e.message),
-        );
       });
     }
 

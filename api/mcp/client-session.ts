@@ -1,5 +1,6 @@
 /** One MCP client session on /mcp or /sse: its SDK Server, transport and activity clock. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { LoggingLevel, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerTransport } from '../../runtime/routing/operation.js';
 
@@ -21,6 +22,8 @@ export class ClientSession {
     readonly transportType: SessionTransport,
     readonly server: Server,
     readonly clientIp: string,
+    /** The session's own transport (the routes hand it their HTTP requests). */
+    readonly transport: Transport,
   ) {}
 
   touch(): void {

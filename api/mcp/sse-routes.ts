@@ -32,19 +32,15 @@ class InFlightTrackingSseTransport extends SSEServerTransport {
 }
 
 export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
-  const transports = new Map<string, InFlightTrackingSseTransport>();
-
   app.get('/sse', async (req, reply) => {
     admitSession(ctx, reply);
     reply.hijack();
     const transport = new InFlightTrackingSseTransport(SSE_MESSAGES_PATH, reply.raw);
     const server = createSessionServer(ctx, () => session);
-    const session = new ClientSession('sse', server, req.ip);
+    const session = new ClientSession('sse', server, req.ip, transport);
     session.id = transport.sessionId;
-    transports.set(session.id, transport);
     ctx.sessions.add(session);
     transport.onclose = () => {
-      transports.delete(session.id);
       void ctx.sessions.forget(session.id);
     };
     await server.connect(transport);
@@ -53,8 +49,10 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
 
   app.post(SSE_MESSAGES_PATH, async (req, reply) => {
     const id = (req.query as { sessionId?: string }).sessionId;
-    const transport = id ? transports.get(id) : undefined;
-    if (!transport) throw new GatewayError('not_found', `Session not found: ${id ?? '(none)'}`);
+    // The session store is the one table of sessions; a /mcp session id is unknown here.
+    const session = id ? ctx.sessions.get(id) : undefined;
+    const transport = session?.transport;
+    if (!(transport instanceof InFlightTrackingSseTransport)) throw new GatewayError('not_found', `Session not found: ${id ?? '(none)'}`);
     const body = req.body;
     if (!isJsonRpcMessage(body)) throw new GatewayError('invalid_message', 'Invalid Request: the body is not a JSON-RPC 2.0 message');
     const message = body as Record<string, unknown>;
@@ -71,7 +69,7 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
       }
       transport.inFlight.add(requestId);
     }
-    ctx.sessions.get(id!)?.touch();
+    session!.touch();
     reply.hijack();
     await transport.handlePostMessage(req.raw, reply.raw, body);
     return reply;

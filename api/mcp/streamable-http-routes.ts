@@ -23,41 +23,40 @@ import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
 import { admitSession } from './admission.js';
 
-interface Transported {
-  session: ClientSession;
-  transport: NodeStreamableHttpTransport;
-}
-
 /** A JSON-RPC message, or a non-empty batch of them. */
 function isJsonRpcPayload(body: unknown): boolean {
   if (Array.isArray(body)) return body.length > 0 && body.every(isJsonRpcMessage);
   return isJsonRpcMessage(body);
 }
 
-export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
-  const transports = new Map<string, Transported>();
+/** A /mcp session: one whose transport is the streamable HTTP one (an /sse session id is unknown here). */
+interface StreamableSession {
+  session: ClientSession;
+  transport: NodeStreamableHttpTransport;
+}
 
-  const lookup = (req: FastifyRequest): Transported => {
+export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
+  // The session store is the one table of sessions: a session it has let go (reaped, closing) is gone.
+  const lookup = (req: FastifyRequest): StreamableSession => {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || !id) throw new GatewayError('bad_request', 'Bad Request: Mcp-Session-Id header is required');
-    const found = transports.get(id);
-    // A session the store has let go (reaped, closing) is gone even while its transport closes.
-    if (!found || ctx.sessions.get(id) !== found.session) throw new GatewayError('not_found', `Session not found: ${id}`);
-    return found;
+    const session = ctx.sessions.get(id);
+    if (!session || !(session.transport instanceof NodeStreamableHttpTransport)) throw new GatewayError('not_found', `Session not found: ${id}`);
+    return { session, transport: session.transport };
   };
 
   app.post('/mcp', async (req, reply) => {
     const body = req.body;
     if (body === undefined) throw invalidJson('the body is empty');
     if (!isJsonRpcPayload(body)) throw new GatewayError('invalid_message', 'Invalid Request: the body is not a JSON-RPC 2.0 message or batch');
-    let entry: Transported;
+    let entry: StreamableSession;
     if (req.headers['mcp-session-id'] !== undefined) {
       entry = lookup(req);
     } else {
       const isInit = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
       if (!isInit) throw new GatewayError('bad_request', 'Bad Request: no session; the first request must be initialize');
       admitSession(ctx, reply);
-      entry = openSession(ctx, req.ip, transports);
+      entry = openSession(ctx, req.ip);
     }
     entry.session.touch();
     reply.hijack();
@@ -91,27 +90,23 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   });
 }
 
-function openSession(ctx: McpContext, clientIp: string, transports: Map<string, Transported>): Transported {
+function openSession(ctx: McpContext, clientIp: string): StreamableSession {
   let session!: ClientSession;
   const transport = new NodeStreamableHttpTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => {
       session.id = id;
-      transports.set(id, entry);
       ctx.sessions.add(session);
     },
     // The client closed a POST before its answers: cancel those requests (the backend is told).
     onrequestsabandoned: (ids) => session.abandon(ids, 'client closed the request stream'),
   });
   const server = createSessionServer(ctx, () => session);
-  session = new ClientSession('streamable-http', server, clientIp);
-  const entry: Transported = { session, transport };
+  session = new ClientSession('streamable-http', server, clientIp, transport);
   transport.onclose = () => {
-    if (!session.id) return;
-    transports.delete(session.id);
-    void ctx.sessions.forget(session.id);
+    if (session.id) void ctx.sessions.forget(session.id);
   };
   // connect() only wires the transport; it cannot fail for a fresh one.
   void server.connect(transport);
-  return entry;
+  return { session, transport };
 }

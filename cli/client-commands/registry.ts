@@ -46,7 +46,8 @@ export class RegistryInstallCommand extends ClientCommand {
 
   async run(io: Io): Promise<number> {
     const r = await io.client.registryInstall({ name: this.name, registry: this.registry, backend_name: this.backendName });
-    io.print(r, () => `Installed ${r.entry.name} ${r.entry.version} as backend ${r.backend}\n${reloadText(r.reload)}`);
+    const applied = r.reload ? reloadText(r.reload) : 'Hot reload is off: it applies when the gateway next starts.\n';
+    io.print(r, () => `Installed ${r.entry.name} ${r.entry.version} as backend ${r.backend}\n${applied}`);
     return EXIT.ok;
   }
 }

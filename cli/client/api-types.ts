@@ -18,8 +18,7 @@ export type Events = Static<typeof api.EventsSchema>;
 export type EventsQuery = Partial<Static<typeof api.EventsQuerySchema>>;
 export type Reload = Static<typeof api.ReloadSchema>;
 export type Reconnect = Static<typeof api.ReconnectSchema>;
-/** `authorization_url` arrives with outgoing OAuth: the page the user must open. */
-export type Reauth = Static<typeof api.ReauthSchema> & { authorization_url?: string };
+export type Reauth = Static<typeof api.ReauthSchema>;
 export type Shutdown = Static<typeof api.ShutdownSchema>;
 export type Skills = Static<typeof api.SkillsSchema>;
 export type SkillAction = Static<typeof api.SkillActionSchema>;
@@ -28,14 +27,5 @@ export type RegistryServer = Static<typeof api.RegistryServerSchema>;
 export type ToolCall = Static<typeof api.ToolCallSchema>;
 export type ResourceRead = Static<typeof api.ResourceReadSchema>;
 
-/** POST /registry/install: body and 201 answer (schema pending in schemas/api.ts; shape agreed with its author). */
-export interface RegistryInstallRequest {
-  name: string;
-  registry?: string;
-  backend_name?: string;
-}
-export interface RegistryInstall {
-  backend: string;
-  entry: RegistryServer;
-  reload: Reload;
-}
+export type RegistryInstallRequest = Static<typeof api.RegistryInstallBodySchema>;
+export type RegistryInstall = Static<typeof api.RegistryInstallSchema>;

@@ -8,7 +8,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument, isMap, isSeq, isScalar, isNode, type Document } from 'yaml';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ConfigSchema, BackendSchemaByType, BACKEND_NAME_PATTERN, BACKEND_TYPES, type GatewayConfig, type BackendType } from '../../schemas/config.js';
+import {
+  ConfigSchema,
+  BackendSchemaByType,
+  BACKEND_NAME_PATTERN,
+  BACKEND_TYPES,
+  DEFAULT_TIMEOUTS,
+  type GatewayConfig,
+  type BackendType,
+} from '../../schemas/config.js';
 import { ConfigError, type ConfigProblem } from '../../schemas/errors.js';
 import { expandEnv } from './env-expand.js';
 import { mapStrings } from '../../runtime/map-strings.js';
@@ -191,7 +199,7 @@ function applyBackendDefaults(cfg: GatewayConfig): void {
   for (const spec of Object.values(cfg.backends)) {
     spec.group ??= 'default';
     spec.enabled ??= true;
-    spec.timeouts = { connect_s: spec.timeouts?.connect_s ?? 30, request_s: spec.timeouts?.request_s ?? 60 };
+    spec.timeouts = { ...DEFAULT_TIMEOUTS, ...spec.timeouts };
   }
 }
 

@@ -45,7 +45,8 @@ export async function containerStep(d: ContainerStepDeps, name: string, spec: St
   const placement = d.containers.placement(name, spec);
   if (placement.mode === 'failed') return { next: 'fail', reason: placement.error.reason, message: placement.error.message };
   if (placement.mode === 'process') {
-    if (placement.warn) recordBare(d, name, placement.reason);
+    // No runtime: the gateway warned once at start-up for every such backend; the record says it here.
+    if (placement.warn) recordBare(d, name, placement.reason, false);
     return { next: 'connect', inContainer: false };
   }
   const key = placement.plan.build?.hash ?? placement.plan.image ?? '';
@@ -76,7 +77,7 @@ export async function containerStep(d: ContainerStepDeps, name: string, spec: St
       d.status.update(name, { conditions: [{ type: 'ImageReady', status: false, reason, message }] });
       if (!fallback) return { next: 'fail', reason, message };
       memory.bareFor = key;
-      recordBare(d, name, fallback);
+      recordBare(d, name, fallback, true);
     }
     return { next: 'requeue' };
   }
@@ -89,9 +90,9 @@ export function forgetImage(memory: ContainerMemory): void {
   memory.image = undefined;
 }
 
-function recordBare(d: ContainerStepDeps, name: string, why: string): void {
+function recordBare(d: ContainerStepDeps, name: string, why: string, announce: boolean): void {
   const known = d.view.get(name)?.conditions.find((c) => c.type === 'ContainerRunning');
   if (known?.reason === 'BareProcess' && known.message === why) return;
   d.status.update(name, { container: null, conditions: [{ type: 'ContainerRunning', status: false, reason: 'BareProcess', message: why }] });
-  d.events.emit({ stage: 'container_fallback', backend: name, severity: 'warning', message: `${name}: ${why}` });
+  if (announce) d.events.emit({ stage: 'container_fallback', backend: name, severity: 'warning', message: `${name}: ${why}` });
 }

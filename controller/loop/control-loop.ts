@@ -89,8 +89,11 @@ export class ControlLoop<C extends BackendHandle> {
       log: o.log,
       now: o.now,
     });
-    // A new route table can change a backend's conflict verdict: every backend is looked at again.
-    o.serving.on('registry', () => this.enqueueAll());
+    // A new route table can change a backend's conflict verdict: every backend is looked at again
+    // (once the loop runs: nothing may start a backend before start(), the listener is bound first).
+    o.serving.on('registry', () => {
+      if (this.running) this.enqueueAll();
+    });
   }
 
   start(): void {

@@ -37,6 +37,8 @@ export interface BackendHandle extends Pingable {
   connect(): Promise<void>;
   close(): Promise<void>;
   once(event: 'closed', listener: (reason: string) => void): unknown;
+  /** After the catalog changed (a list_changed from the backend). */
+  on(event: 'catalog', listener: () => void): unknown;
 }
 
 /** The connections in service and the route table built from them (runtime/backends/serving-backends.ts). */
@@ -49,6 +51,9 @@ export interface ServingSet<C extends BackendHandle> {
   /** Why the route table leaves this backend out (a name conflict under strategy `error`), or null. */
   rejection(name: string): string | null;
 }
+
+/** Quiet time after the last catalog change before its counts are announced. */
+const CATALOG_SETTLE_MS = 250;
 
 export interface ReconcileResult {
   /** Look again after this long (0: at once). Absent: done until an event says otherwise. */
@@ -396,12 +401,8 @@ export class Reconciler<C extends BackendHandle> {
       },
       'connected',
     );
-    this.d.events.emit({
-      stage: 'connected',
-      backend: name,
-      message: `${name} connected: ${conn.catalog.tools.length} tools, ${conn.catalog.resources.length} resources, ${conn.catalog.prompts.length} prompts`,
-      details: { connect_ms: ms, pid: conn.pid ?? null },
-    });
+    this.d.events.emit({ stage: 'connected', backend: name, message: `${name} connected in ${ms} ms`, details: { connect_ms: ms, pid: conn.pid ?? null } });
+    this.announceCatalog(name, conn);
     this.d.serving.attach(conn);
     this.recordConflict(name, live);
     // A fresh connection is checked at once, not one interval later: its record shows real health from the start.
@@ -455,6 +456,39 @@ export class Reconciler<C extends BackendHandle> {
     this.d.events.emit({ stage: 'error', backend: name, severity: 'error', message: `${name} failed to connect: ${reason}`, details: { attempt } });
     this.announceRetry(name, delay, live.retryAt);
     return { requeueAfterMs: delay };
+  }
+
+  /**
+   * Says what a backend offers once its catalog has settled: many servers
+   * register tools after initialization and announce them with list_changed
+   * a moment later, so counts taken at connect would say "0 tools". Each
+   * change is announced after CATALOG_SETTLE_MS of quiet, and only when the
+   * counts differ from the last announcement.
+   */
+  private announceCatalog(name: string, conn: C): void {
+    let timer: NodeJS.Timeout | undefined;
+    let last = '';
+    const announce = () => {
+      timer = undefined;
+      if (this.live.get(name)?.conn !== conn) return;
+      const { tools, resources, prompts } = conn.catalog;
+      const counts = `${tools.length} tools, ${resources.length} resources, ${prompts.length} prompts`;
+      if (counts === last) return;
+      last = counts;
+      this.d.events.emit({
+        stage: 'catalog',
+        backend: name,
+        message: `${name}: ${counts}`,
+        details: { tools: tools.length, resources: resources.length, prompts: prompts.length },
+      });
+    };
+    const schedule = () => {
+      clearTimeout(timer);
+      timer = setTimeout(announce, CATALOG_SETTLE_MS);
+      timer.unref();
+    };
+    conn.on('catalog', schedule);
+    schedule();
   }
 
   /** Whether `spec` still describes the connection desired state asks for. */

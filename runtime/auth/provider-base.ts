@@ -5,9 +5,10 @@
  * token request looks. The SDK's `auth()` does the protocol; these classes
  * only answer its questions.
  */
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationFull, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthBackendState } from './oauth-backend-state.js';
+import { privateKeyJwtAuth } from './private-key-jwt.js';
 
 /** Where a redirect would go when no flow is running (nothing listens there; see ConnectionOAuthProvider). */
 export const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
@@ -16,7 +17,15 @@ export abstract class GatewayOAuthProvider implements OAuthClientProvider {
   /** The PKCE verifier of the authorization in progress; never stored (a flow does not outlive the process). */
   private verifier?: string;
 
-  constructor(protected readonly backend: OAuthBackendState) {}
+  /**
+   * Set for private_key_jwt: the SDK then authenticates every token request
+   * (code exchange, refresh, client_credentials) with it instead of a secret.
+   */
+  readonly addClientAuthentication?: AddClientAuthentication;
+
+  constructor(protected readonly backend: OAuthBackendState) {
+    this.addClientAuthentication = privateKeyJwtAuth(backend.name, backend.spec);
+  }
 
   abstract get redirectUrl(): string | undefined;
   abstract tokens(): Promise<OAuthTokens | undefined>;

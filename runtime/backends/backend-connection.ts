@@ -19,7 +19,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { BackendSpec } from '../../schemas/config.js';
+import { DEFAULT_TIMEOUTS, type BackendSpec } from '../../schemas/config.js';
 import { BackendUnavailableError } from '../../schemas/errors.js';
 import { createTransport, type LaunchedTransport } from '../transports/create-transport.js';
 import type { OrderedDeliveryTransport } from '../transports/ordered-delivery.js';
@@ -58,6 +58,9 @@ const LIST_CHANGED: Record<string, CatalogKind[]> = {
   'notifications/resources/list_changed': ['resources', 'resourceTemplates'],
   'notifications/prompts/list_changed': ['prompts'],
 };
+
+/** How long closing waits for a backend to acknowledge the end of its session (streamable HTTP DELETE). */
+const SESSION_END_TIMEOUT_MS = 1000;
 
 /** Catalog pages followed at most, so a looping cursor cannot hang a connect. */
 const MAX_PAGES = 1000;
@@ -102,12 +105,12 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
 
   /** Connect, initialize and first catalog load (config `timeouts.connect_s`, default 30 s). */
   get connectTimeoutMs(): number {
-    return (this.spec.timeouts?.connect_s ?? 30) * 1000;
+    return (this.spec.timeouts?.connect_s ?? DEFAULT_TIMEOUTS.connect_s) * 1000;
   }
 
   /** Every forwarded request (config `timeouts.request_s`, default 60 s). */
   get requestTimeoutMs(): number {
-    return (this.spec.timeouts?.request_s ?? 60) * 1000;
+    return (this.spec.timeouts?.request_s ?? DEFAULT_TIMEOUTS.request_s) * 1000;
   }
 
   get serverCapabilities(): ServerCapabilities | undefined {
@@ -225,6 +228,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   }
 
   async close(): Promise<void> {
+    const endedByItself = this.closing;
     this.closing = true;
     const client = this.client;
     const transport = this.transport;
@@ -232,6 +236,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     this.transport = undefined;
     this.catalog = emptyCatalog();
     try {
+      // A streamable HTTP session we end on purpose is ended at the backend too (DELETE), briefly: a dead backend must not hold us up.
+      if (!endedByItself && this.connected && transport) await withTimeout(transport.terminateSession(), SESSION_END_TIMEOUT_MS).catch(() => undefined);
       if (client) await client.close();
       else await transport?.close();
     } catch (err) {
@@ -332,6 +338,23 @@ function withAbort<T>(promise: Promise<T>, signal: AbortSignal, error: () => Err
       (e) => {
         signal.removeEventListener('abort', onAbort);
         reject(e);
+      },
+    );
+  });
+}
+
+function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err instanceof Error ? err : new Error(String(err)));
       },
     );
   });

@@ -1,7 +1,7 @@
 /**
  * Registers the credentials a config carries with the redactor, whether or
  * not they came through `secret:` references: the management token, registry
- * tokens, backend `auth` tokens and client secrets, and the backend `headers`
+ * tokens, backend `auth` tokens, client secrets and private keys, and the backend `headers`
  * and `env` values whose names mark them as credentials.
  * Registering a value too short to redact safely throws, which fails the
  * config load with a clear message instead of leaking it later.
@@ -35,6 +35,7 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
         `backends.${name}.auth.${spec.auth.type === 'bearer' ? 'token' : 'client_secret'}`,
         spec.auth.type === 'bearer' ? spec.auth.token : spec.auth.client_secret,
       );
+      if (spec.auth.type === 'oauth') register(`backends.${name}.auth.private_key`, spec.auth.private_key);
     }
     const maps = spec.type === 'stdio' ? { env: spec.env } : { headers: spec.headers };
     for (const [kind, map] of Object.entries(maps)) {

@@ -251,7 +251,13 @@ export class SkillManager {
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (err) {
-      this.problemOnce('(directory)', `skills directory ${dir} cannot be read: ${(err as Error).message}`, 'info');
+      // No folder is the usual case (no skills): say so quietly; anything else is worth a warning.
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      this.problemOnce(
+        '(directory)',
+        missing ? `no skills: ${dir} does not exist` : `skills directory ${dir} cannot be read: ${(err as Error).message}`,
+        missing ? 'debug' : 'warn',
+      );
       return new Map();
     }
     this.problems.delete('(directory)');
@@ -291,7 +297,7 @@ export class SkillManager {
     return skills;
   }
 
-  private problemOnce(key: string, message: string, level: 'warn' | 'info' = 'warn'): void {
+  private problemOnce(key: string, message: string, level: 'warn' | 'info' | 'debug' = 'warn'): void {
     if (this.problems.get(key) === message) return;
     this.problems.set(key, message);
     this.log[level](message);

@@ -61,6 +61,11 @@ export class OrderedDeliveryTransport implements Transport {
     return this.inner.close();
   }
 
+  /** Ends a streamable HTTP session at the server (DELETE); nothing for transports without sessions. */
+  async terminateSession(): Promise<void> {
+    await (this.inner as { terminateSession?: () => Promise<void> }).terminateSession?.();
+  }
+
   private push(item: Item): void {
     if (this.held.length > 0 || (this.notifiedThisTurn && waitsForNotifications(item))) {
       this.held.push(item);

@@ -8,8 +8,8 @@
  * a real SDK Client to the gateway's /mcp and plays the scenario's plan
  * (./client-scenarios.ts). Exit 0 when the plan ran, 1 (reason on stderr) when not.
  *
- * GATEWAY_CONFORMANCE_DIR, set by the runner, is where the gateway's config and
- * log go; else a temporary folder.
+ * GATEWAY_CONFORMANCE_DIR, set by the runner, is where the gateway's config,
+ * log and state (its OAuth tokens, `state/tokens`) go; else a temporary folder.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HttpBackendSpec } from '../../schemas/config.js';
 import { CLIENT_SCENARIO_PLANS, type ScenarioContext } from './client-scenarios.js';
-import { startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test.js';
+import { BACKEND_NAME, startGatewayUnderTest, type GatewayUnderTest } from './gateway-under-test.js';
+import { GatewayUser } from './gateway-user.js';
 
 function readContext(scenario: string): ScenarioContext {
   const raw = process.env.MCP_CONFORMANCE_CONTEXT;
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   if (!scenario || !serverUrl) throw new Error('usage: client-driver <server url>, with MCP_CONFORMANCE_SCENARIO set (the conformance suite does both)');
   const plan = CLIENT_SCENARIO_PLANS[scenario];
   if (!plan) throw new Error(`no plan for client scenario ${scenario}: add one to test/conformance/client-scenarios.ts`);
+  if ('unsupported' in plan) throw new Error(`${scenario} cannot be run through the gateway: ${plan.unsupported}`);
   const context = readContext(scenario);
 
   const backend: HttpBackendSpec = { type: 'streamable-http', url: serverUrl, ...(plan.backendAuth ? { auth: plan.backendAuth(context) } : {}) };
@@ -44,9 +46,10 @@ async function main(): Promise<void> {
     { capabilities: { sampling: {}, elicitation: { form: { applyDefaults: true } } } },
   );
   try {
-    gateway = await startGatewayUnderTest(backend, dir);
+    // A state folder of its own: no tokens from an earlier run or another scenario.
+    gateway = await startGatewayUnderTest(backend, dir, { GATEWAY_STATE_DIR: join(dir, 'state') });
     await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl)));
-    await plan.run(client, context);
+    await plan.run({ client, user: new GatewayUser(gateway.process.url, BACKEND_NAME), context });
   } catch (error) {
     // The suite keeps our stderr (stderr.txt): put the gateway's side of the story there.
     await client.close().catch(() => undefined);

@@ -4,53 +4,24 @@
  * backend), and these plans play the user of the gateway, making through it the
  * calls the scenario's server waits for.
  *
- * Only non-auth scenarios have plans today. An auth scenario (`auth/...`, issue 16)
- * adds a plan whose `backendAuth` turns the suite's context (e.g. a pre-registered
- * client) into the backend's `auth:` config; see docs/conformance.md.
+ * The auth scenarios' plans (`auth/...`) are in ./auth-scenarios.ts.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { HttpBackendSpec } from '../../schemas/config.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AUTH_SCENARIO_PLANS } from './auth-scenarios.js';
+import { callExposedTool, type ClientScenarioPlan } from './scenario-plan.js';
 
-/** `MCP_CONFORMANCE_CONTEXT`: what the suite tells the client for this scenario (credentials, ...). */
-export interface ScenarioContext {
-  name: string;
-  [key: string]: unknown;
-}
-
-export type BackendAuth = NonNullable<HttpBackendSpec['auth']>;
-
-export interface ClientScenarioPlan {
-  /** Outgoing auth the gateway needs to reach the scenario's server, from the suite's context. */
-  backendAuth?(context: ScenarioContext): BackendAuth;
-  /** The calls a user makes through the gateway; throws when the gateway answers wrongly. */
-  run(client: Client, context: ScenarioContext): Promise<void>;
-}
-
-/** Auth scenarios are named `auth/...` by the suite. */
-export function isAuthScenario(name: string): boolean {
-  return name.startsWith('auth/');
-}
-
-async function callExposedTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  const { tools } = await client.listTools();
-  if (!tools.some((t) => t.name === name))
-    throw new Error(`the gateway does not list the backend's tool ${name}; it lists: ${tools.map((t) => t.name).join(', ') || 'nothing'}`);
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  if (result.isError) throw new Error(`${name} failed through the gateway: ${JSON.stringify(result.content)}`);
-  return result;
-}
+export { isAuthScenario, type ScenarioContext } from './scenario-plan.js';
 
 export const CLIENT_SCENARIO_PLANS: Record<string, ClientScenarioPlan> = {
   // The checks are on the gateway's own initialize; listing tools shows the session works end to end.
   initialize: {
-    async run(client) {
+    async run({ client }) {
       await client.listTools();
     },
   },
 
   tools_call: {
-    async run(client) {
+    async run({ client }) {
       const result = await callExposedTool(client, 'add_numbers', { a: 5, b: 3 });
       const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join(' ');
       if (!/\b8\b/.test(text)) throw new Error(`add_numbers(5, 3) answered ${JSON.stringify(text)}`);
@@ -62,7 +33,7 @@ export const CLIENT_SCENARIO_PLANS: Record<string, ClientScenarioPlan> = {
   // defaults (capability elicitation.form.applyDefaults), so the defaults must have
   // crossed the gateway intact.
   'elicitation-sep1034-client-defaults': {
-    async run(client) {
+    async run({ client }) {
       client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));
       await callExposedTool(client, 'test_client_elicitation_defaults');
     },
@@ -71,8 +42,10 @@ export const CLIENT_SCENARIO_PLANS: Record<string, ClientScenarioPlan> = {
   // The server closes the tool call's SSE stream after a priming event; the
   // gateway must reconnect (GET, Last-Event-ID) after the `retry` delay to get the result.
   'sse-retry': {
-    async run(client) {
+    async run({ client }) {
       await callExposedTool(client, 'test_reconnection');
     },
   },
+
+  ...AUTH_SCENARIO_PLANS,
 };

@@ -39,11 +39,12 @@ export function gatewayConfig(backend: BackendSpec): ConfigFile {
   };
 }
 
-export async function startGatewayUnderTest(backend: BackendSpec, dir: string): Promise<GatewayUnderTest> {
+/** `env` is added to this process's environment for the gateway (e.g. its own GATEWAY_STATE_DIR). */
+export async function startGatewayUnderTest(backend: BackendSpec, dir: string, env: NodeJS.ProcessEnv = {}): Promise<GatewayUnderTest> {
   mkdirSync(dir, { recursive: true });
   const configPath = join(dir, 'config.yaml');
   writeFileSync(configPath, stringify(gatewayConfig(backend)));
-  const gateway = await startGatewayCli({ args: ['--config', configPath, '--port', '0', '--log-format', 'json'], cwd: dir });
+  const gateway = await startGatewayCli({ args: ['--config', configPath, '--port', '0', '--log-format', 'json'], cwd: dir, env: { ...process.env, ...env } });
   return {
     mcpUrl: `${gateway.url}/mcp`,
     process: gateway,

@@ -12,6 +12,8 @@ export interface RunResult {
   /** Column title, e.g. `direct`, `gateway-stdio`. */
   name: string;
   kind: SuiteKind;
+  /** Runs with the same table title share one table, a column each; default the kind's (`server scenario`, `client scenario`). */
+  table?: string;
   scenarios: ScenarioResult[];
   /** Set when the run could not take place at all (fixture or gateway did not start, ...). */
   error?: string;
@@ -55,13 +57,14 @@ function failureDetails(result: ScenarioResult): string[] {
 export function report(runs: RunResult[], expected: ExpectedFailures, write: (text: string) => void): Summary {
   const summary: Summary = { passed: 0, failed: 0, expectedFailures: 0 };
   const details: string[] = [];
-  for (const kind of ['server', 'client'] as const) {
-    const ofKind = runs.filter((r) => r.kind === kind);
-    if (ofKind.length === 0) continue;
-    const scenarios = [...new Set(ofKind.flatMap((r) => r.scenarios.map((s) => s.scenario)))];
-    const rows = [[`${kind} scenario`, ...ofKind.map((r) => r.name)]];
+  const titleOf = (run: RunResult) => run.table ?? `${run.kind} scenario`;
+  for (const title of [...new Set(runs.map(titleOf))]) {
+    const ofTable = runs.filter((r) => titleOf(r) === title);
+    const kind = ofTable[0]!.kind;
+    const scenarios = [...new Set(ofTable.flatMap((r) => r.scenarios.map((s) => s.scenario)))];
+    const rows = [[title, ...ofTable.map((r) => r.name)]];
     for (const scenario of scenarios) {
-      const cells = ofKind.map((run) => {
+      const cells = ofTable.map((run) => {
         const result = run.scenarios.find((s) => s.scenario === scenario);
         if (!result) return '-';
         const verdict = verdictOf(result, expected[kind][scenario]);
@@ -79,7 +82,7 @@ export function report(runs: RunResult[], expected: ExpectedFailures, write: (te
       rows.push([scenario, ...cells]);
     }
     write(`\n${table(rows)}\n`);
-    for (const run of ofKind.filter((r) => r.error !== undefined)) {
+    for (const run of ofTable.filter((r) => r.error !== undefined)) {
       summary.failed++;
       details.push(`ERROR ${run.name}: the run did not complete: ${run.error}`);
     }

@@ -4,13 +4,16 @@
  *   gateway-stdio  server suite against the gateway fronting the fixture as a stdio backend
  *   gateway-http   server suite against the gateway fronting the fixture as a streamable-http backend
  *   client         the suite's non-auth client scenarios, the gateway being the client (./client-driver.ts)
+ *   client-auth    the suite's auth client scenarios (auth/...): the gateway as the OAuth client of the scenario's server
  * Give run names as arguments to run only those. Prints a table per suite and
  * the failed checks; exits 1 on an unexpected failure or an unexpected pass
  * (see ./expected-failures.ts). Logs and the suite's checks.json files are kept
  * under .tmp/conformance/. See docs/conformance.md.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import PQueue from 'p-queue';
 import type { BackendSpec } from '../../schemas/config.js';
 import { fixtureMainPath, repoRoot, startHttpFixture } from '../fixtures/spawn.js';
 import { isAuthScenario } from './client-scenarios.js';
@@ -20,7 +23,7 @@ import { ensureNode22 } from './node22.js';
 import { report, type RunResult } from './report.js';
 import { ConformanceSuite, type ScenarioResult } from './suite-cli.js';
 
-const RUNS = ['direct', 'gateway-stdio', 'gateway-http', 'client'] as const;
+const RUNS = ['direct', 'gateway-stdio', 'gateway-http', 'client', 'client-auth'] as const;
 type RunName = (typeof RUNS)[number];
 
 const fixtureMain = () => fixtureMainPath('conformance-server-main');
@@ -48,20 +51,29 @@ function shellCommand(parts: string[]): string {
     .join(' ');
 }
 
-async function clientScenarios(suite: ConformanceSuite, scenarios: string[], outDir: string): Promise<ScenarioResult[]> {
+/**
+ * Auth scenarios run one per core (at most 4): each is a suite process, a
+ * scenario server, a driver and a gateway of its own (own ports, own state
+ * folder), and most of their time is process start-up. The other client
+ * scenarios run one by one: sse-retry measures the gateway's reconnect delay.
+ */
+const AUTH_SCENARIOS_AT_ONCE = Math.min(4, availableParallelism());
+
+async function clientScenarios(suite: ConformanceSuite, scenarios: string[], outDir: string, concurrency = 1): Promise<ScenarioResult[]> {
   const driver = join(repoRoot(), 'dist', 'test', 'conformance', 'client-driver.js');
   if (!existsSync(driver)) throw new Error(`${driver} is missing: run \`npm run build\` first`);
   // The gateway and the driver run on this Node, the suite on Node 22.
   const command = shellCommand([process.execPath, driver]);
-  const results: ScenarioResult[] = [];
-  for (const scenario of scenarios) {
-    const dir = join(outDir, scenario);
-    results.push(await suite.runClientScenario(command, scenario, dir, { GATEWAY_CONFORMANCE_DIR: join(dir, 'gateway') }));
-  }
-  return results;
+  const queue = new PQueue({ concurrency });
+  return Promise.all(
+    scenarios.map((scenario) => {
+      const dir = join(outDir, scenario);
+      return queue.add(() => suite.runClientScenario(command, scenario, dir, { GATEWAY_CONFORMANCE_DIR: join(dir, 'gateway') }));
+    }),
+  );
 }
 
-async function perform(name: RunName, suite: ConformanceSuite, clientList: string[], outDir: string): Promise<ScenarioResult[]> {
+async function perform(name: RunName, suite: ConformanceSuite, client: ClientLists, outDir: string): Promise<ScenarioResult[]> {
   switch (name) {
     case 'direct': {
       const fixture = await startFixture();
@@ -82,7 +94,9 @@ async function perform(name: RunName, suite: ConformanceSuite, clientList: strin
       }
     }
     case 'client':
-      return clientScenarios(suite, clientList, outDir);
+      return clientScenarios(suite, client.plain, outDir);
+    case 'client-auth':
+      return clientScenarios(suite, client.auth, outDir, AUTH_SCENARIOS_AT_ONCE);
   }
 }
 
@@ -92,12 +106,17 @@ function selectedRuns(args: string[]): RunName[] {
   return args.length === 0 ? [...RUNS] : RUNS.filter((r) => args.includes(r));
 }
 
+interface ClientLists {
+  plain: string[];
+  auth: string[];
+}
+
 /** The list must stay honest: no server entries at all, no client entry for a scenario we do not run. */
-function checkExpectedFailures(nonAuthClient: string[]): void {
+function checkExpectedFailures(allClient: string[]): void {
   const server = Object.keys(EXPECTED_FAILURES.server);
   if (server.length > 0)
     throw new Error(`expected-failures.ts lists server scenarios (${server.join(', ')}): the server list must stay empty; fix the gateway instead`);
-  const unknown = Object.keys(EXPECTED_FAILURES.client).filter((s) => !nonAuthClient.includes(s));
+  const unknown = Object.keys(EXPECTED_FAILURES.client).filter((s) => !allClient.includes(s));
   if (unknown.length > 0) throw new Error(`expected-failures.ts lists client scenarios that are not run: ${unknown.join(', ')}`);
 }
 
@@ -111,21 +130,20 @@ async function main(): Promise<number> {
 
   const suite = new ConformanceSuite(await ensureNode22(root));
   const lists = await suite.list();
-  const nonAuthClient = lists.client.filter((s) => !isAuthScenario(s));
-  checkExpectedFailures(nonAuthClient);
-  process.stdout.write(`client scenarios run (non-auth): ${nonAuthClient.join(', ')}\n`);
-  process.stdout.write(`client scenarios not run yet (auth, issue 16): ${lists.client.filter(isAuthScenario).join(', ')}\n`);
+  checkExpectedFailures(lists.client);
+  const client: ClientLists = { plain: lists.client.filter((s) => !isAuthScenario(s)), auth: lists.client.filter(isAuthScenario) };
 
   const results: RunResult[] = [];
   for (const name of runs) {
-    const kind = name === 'client' ? 'client' : 'server';
+    const kind = name.startsWith('client') ? 'client' : 'server';
+    const table = name === 'client-auth' ? 'auth client scenario' : undefined;
     const outDir = join(outRoot, name);
     const runStarted = Date.now();
     process.stdout.write(`running ${name} ...`);
     try {
-      results.push({ name, kind, scenarios: await perform(name, suite, nonAuthClient, outDir) });
+      results.push({ name, kind, table, scenarios: await perform(name, suite, client, outDir) });
     } catch (error) {
-      results.push({ name, kind, scenarios: [], error: error instanceof Error ? error.message : String(error) });
+      results.push({ name, kind, table, scenarios: [], error: error instanceof Error ? error.message : String(error) });
     }
     process.stdout.write(` ${Math.round((Date.now() - runStarted) / 1000)} s\n`);
   }
