@@ -107,6 +107,9 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     rw.keys('2?');
     await rw.until((s) => /Help \(Esc closes\)/.test(s), 'the help overlay');
     expect(rw.screen()).toMatch(/r\s+reconnect/);
+    // At 80x24 every section keeps its title and every key its own line (nothing drawn over another).
+    for (const title of [/│ Backends \(2\)\s/, /│ Moving\s/, /│ Everywhere\s/, /│ q \/ Ctrl-C\s+quit\s/, /│ j\/k {2}↓\/↑\s+down \/ up\s/])
+      expect(rw.screen()).toMatch(title);
     expect(rw.screen()).toMatch(/Ctrl-R\s+reload the gateway configuration/);
     rw.keys('\x1b\x12'); // close help, Ctrl-R
     await rw.until((s) => /Reload the gateway configuration\?/.test(s), 'the confirm dialog');
@@ -176,10 +179,7 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
 
     // Switch to spare: nothing answers there; the banner says so and the TUI stays.
     keys('G\r');
-    await until(
-      (s) => /● spare\s+unreachable/.test(s) && /✖ Gateway unreachable \(ECONNREFUSED\), retrying…/.test(s),
-      'the banner for spare',
-    );
+    await until((s) => /● spare\s+unreachable/.test(s) && /✖ Gateway unreachable \(ECONNREFUSED\), retrying…/.test(s), 'the banner for spare');
     expect(JSON.parse(readFileSync(file, 'utf8')).active).toBe('spare');
     keys('g\r');
     await until((s) => /● main\s+healthy/.test(s) && !/unreachable/.test(s), 'back on main');

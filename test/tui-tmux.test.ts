@@ -16,7 +16,7 @@ import { repoRoot } from './fixtures/spawn.js';
 import { startGatewayCli, type GatewayProcess } from './helpers/gateway-cli.js';
 import { GATEWAY_BIN, runBin } from './helpers/cli-run.js';
 import { stdioFixture } from './helpers/core-util.js';
-import { TmuxTerminal, tmuxAvailable } from './helpers/tmux.js';
+import { skipWithoutTmux, TmuxTerminal, tmuxAvailable } from './helpers/tmux.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -30,12 +30,18 @@ function writeConfig(dir: string, name: string, backends: Record<string, unknown
   const path = join(dir, name);
   writeFileSync(
     path,
-    stringify({ audit: { enabled: false }, containers: { enabled: false }, health: { interval_s: 1, timeout_s: 5 }, conflict_resolution: { strategy: 'prefix' }, backends }),
+    stringify({
+      audit: { enabled: false },
+      containers: { enabled: false },
+      health: { interval_s: 1, timeout_s: 5 },
+      conflict_resolution: { strategy: 'prefix' },
+      backends,
+    }),
   );
   return path;
 }
 
-describe('gateway tui (tmux, real gateways)', { timeout: 300_000 }, () => {
+describe.skipIf(skipWithoutTmux)('gateway tui (tmux, real gateways)', { timeout: 300_000 }, () => {
   it('shows, filters, reconnects, calls, switches servers and survives the gateway going away', async () => {
     expect(tmuxAvailable(), 'tmux is required for this test (.ci/run installs it)').toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'gw-tui-'));
@@ -43,7 +49,13 @@ describe('gateway tui (tmux, real gateways)', { timeout: 300_000 }, () => {
     const modules = join(repoRoot(), 'node_modules', '@modelcontextprotocol');
     const alphaConfig = writeConfig(dir, 'alpha.yaml', {
       everything: { type: 'stdio', command: node, args: [join(modules, 'server-everything', 'dist', 'index.js'), 'stdio'], group: 'demo' },
-      memory: { type: 'stdio', command: node, args: [join(modules, 'server-memory', 'dist', 'index.js')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') }, group: 'demo' },
+      memory: {
+        type: 'stdio',
+        command: node,
+        args: [join(modules, 'server-memory', 'dist', 'index.js')],
+        env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+        group: 'demo',
+      },
     });
     const betaConfig = writeConfig(dir, 'beta.yaml', { solo: stdioFixture(['--name', 'solo']) });
     // The gateways keep their session files apart from the TUI's: the Servers view lists the file's two.
@@ -64,7 +76,11 @@ describe('gateway tui (tmux, real gateways)', { timeout: 300_000 }, () => {
       }),
     );
 
-    const term = new TmuxTerminal(`${node} ${GATEWAY_BIN} tui --servers-config ${serversFile}`, { width: 80, height: 24, env: { GATEWAY_STATE_DIR: join(dir, 'tui-state') } });
+    const term = new TmuxTerminal(`${node} ${GATEWAY_BIN} tui --servers-config ${serversFile}`, {
+      width: 80,
+      height: 24,
+      env: { GATEWAY_STATE_DIR: join(dir, 'tui-state') },
+    });
     cleanups.push(() => term.kill());
     const screens: string[] = [];
     const keep = (title: string) => screens.push(`--- ${title} ---\n${term.screen().replace(/ +$/gm, '')}`);
@@ -88,10 +104,24 @@ describe('gateway tui (tmux, real gateways)', { timeout: 300_000 }, () => {
     // --- r reconnects; the event appears in the Events view ---
     term.send('r');
     await term.waitForScreen((s) => /Reconnected memory/.test(s), 'the reconnect outcome', WAIT_MS);
-    term.send('6');
+    // To the Events view through the `:` prompt, completed with Tab.
+    term.send(':');
+    term.type('ev');
+    term.send('Tab');
+    await term.waitForScreen(() => /^:events\s/.test(term.lines()[22] ?? ''), 'the completed command', WAIT_MS);
+    term.send('Enter');
     await term.waitForScreen((s) => /memory\s+reconnect\s+manual reconnect of memory/.test(s), 'the reconnect event in the Events view', WAIT_MS);
     await term.waitForScreen((s) => /memory\s+connected\s+memory connected/.test(s), 'memory connected again', WAIT_MS);
     keep('events');
+    term.send('?');
+    await term.waitForScreen(
+      (s) => /│ Events \(\d+\) \[following\]/.test(s) && /│ p\s+pause/.test(s) && /│ Moving\s/.test(s) && /│ q \/ Ctrl-C\s+quit/.test(s),
+      'the help of the Events view',
+      WAIT_MS,
+    );
+    keep('help (?) on the Events view');
+    term.send('Escape');
+    await term.waitForScreen((s) => !/Help \(Esc closes\)/.test(s), 'the help closed', WAIT_MS);
 
     // --- a tool call typed at full speed arrives whole ---
     term.send('3');
@@ -146,16 +176,7 @@ describe('gateway tui (tmux, real gateways)', { timeout: 300_000 }, () => {
     console.log(`TUI screens (tmux capture-pane):\n${screens.join('\n')}`);
   });
 
-  it('gateway-tui takes the same options, and refuses without a terminal or with a bad servers file', async () => {
-    const help = await runBin(TUI_BIN, ['--help']);
-    expect(help.code).toBe(0);
-    for (const flag of ['--server', '--servers-config', '--token', '--read-only']) expect(help.stdout).toContain(flag);
-    const noTty = await runBin(TUI_BIN, ['--server', 'http://127.0.0.1:1'], { input: '' });
-    expect(noTty.code).toBe(2);
-    expect(noTty.stderr).toContain('gateway tui needs a terminal');
-    const gatewayHelp = await runBin(GATEWAY_BIN, ['tui', '--help']);
-    expect(gatewayHelp.stdout).toContain('--servers-config');
-
+  it('gateway-tui refuses a bad servers file with its path and the problem', async () => {
     expect(tmuxAvailable(), 'tmux is required for this test (.ci/run installs it)').toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'gw-tui-bad-'));
     const bad = join(dir, 'servers.json');
@@ -165,5 +186,18 @@ describe('gateway tui (tmux, real gateways)', { timeout: 300_000 }, () => {
     await term.waitForScreen(() => term.exited(), 'gateway-tui to refuse the file', WAIT_MS);
     expect(term.exitStatus()).toBe(1);
     expect(term.allOutput()).toContain(`Servers file ${bad}: /servers/0/url`);
+  });
+});
+
+describe('gateway-tui without a terminal', { timeout: 60_000 }, () => {
+  it('takes the same options as gateway tui, and refuses to start without a terminal', async () => {
+    const help = await runBin(TUI_BIN, ['--help']);
+    expect(help.code).toBe(0);
+    for (const flag of ['--server', '--servers-config', '--token', '--read-only']) expect(help.stdout).toContain(flag);
+    const noTty = await runBin(TUI_BIN, ['--server', 'http://127.0.0.1:1'], { input: '' });
+    expect(noTty.code).toBe(2);
+    expect(noTty.stderr).toContain('gateway tui needs a terminal');
+    const gatewayHelp = await runBin(GATEWAY_BIN, ['tui', '--help']);
+    for (const flag of ['--server', '--servers-config', '--token', '--read-only']) expect(gatewayHelp.stdout).toContain(flag);
   });
 });

@@ -109,12 +109,15 @@ describe(': commands', () => {
 });
 
 describe('columns', () => {
-  it('gives the flex column the room left, and shrinks the widest columns when too wide', () => {
+  it('gives the flex column the room left; when too wide, shrinks the flex column first, then the widest', () => {
     expect(fitColumns([4, 6, 10], 2, 40)).toEqual([4, 6, 26]);
     expect(fitColumns([4, 6, 10], -1, 40)).toEqual([4, 6, 10]);
     const narrow = fitColumns([10, 30, 40], 2, 50);
     expect(narrow.reduce((a, b) => a + b, 0) + 4).toBe(50);
     expect(narrow[0]).toBe(10);
+    // The flex column gives way first, down to 16 cells; then the widest.
+    expect(fitColumns([20, 8, 40], 2, 60)).toEqual([20, 8, 28]);
+    expect(fitColumns([30, 8, 40], 2, 50)).toEqual([22, 8, 16]);
     expect(fitText('abcdef', 4)).toBe('abc…');
     expect(fitText('ab', 4)).toBe('ab  ');
     expect(fitText('日本語テキスト', 7)).toBe('日本語…');
@@ -238,5 +241,9 @@ describe('servers file', () => {
     expect(serverChoices({ file: { servers: [] }, env: { GATEWAY_STATE_DIR: tmp(), GATEWAY_URL: 'http://10.0.0.1:1' } }).active).toMatchObject({
       url: 'http://10.0.0.1:1',
     });
+    // No file and nothing naming a server, but a local session runs: that session, not the fallback URL.
+    const noFile = serverChoices({ file: { servers: [] }, env });
+    expect(noFile.active).toMatchObject({ name: 'session/local', url: 'http://127.0.0.1:9300', source: 'session' });
+    expect(noFile.choices.map((c) => c.source)).toEqual(['session']);
   });
 });

@@ -2,11 +2,12 @@
  * The servers a TUI can talk to, in the order it lists them: the servers file,
  * the `--server` given on the command line (when the file does not already
  * name that URL), the running local sessions (`gateway status`) and, when
- * nothing else names one, the default URL (cli/client/server-url.ts).
+ * nothing else names one, the default URL (cli/client/server-url.ts), or the
+ * first running session when that default is only the fallback URL.
  */
 import { readSessions } from '../sessions/session-files.js';
 import { sessionUrl } from '../sessions/session-record.js';
-import { normaliseServerUrl, resolveServerUrl } from '../client/server-url.js';
+import { FALLBACK_SERVER_URL, normaliseServerUrl, resolveServerUrl } from '../client/server-url.js';
 import type { ServersFile } from './servers-file.js';
 
 export type ServerSource = 'file' | 'flag' | 'session' | 'default';
@@ -61,7 +62,9 @@ export function serverChoices(opts: ChoiceOptions): { choices: ServerChoice[]; a
   active ??= choices.find((c) => c.source === 'file' && c.name === opts.file.active) ?? choices.find((c) => c.source === 'file');
   if (!active) {
     const url = normaliseServerUrl(resolveServerUrl(undefined, env));
-    active = known(url);
+    // Nothing names a server but a local one runs: open it rather than a URL where nothing answers.
+    const fallback = url === normaliseServerUrl(FALLBACK_SERVER_URL) ? choices.find((c) => c.source === 'session') : undefined;
+    active = known(url) ?? fallback;
     if (!active) choices.push((active = { name: new URL(url).host, url, token: fallbackToken, source: 'default' }));
   }
   return { choices, active };

@@ -3,12 +3,24 @@ import stringWidth from 'string-width';
 
 export const GAP = 2;
 
-/** Each column as wide as its widest cell; the flex column takes the room left; when too wide, the widest columns give way first. */
+/** The narrowest the flex column (a description, a message) gets before the other columns give way. */
+const FLEX_MIN = 16;
+
+/**
+ * Each column as wide as its widest cell; the flex column takes the room left.
+ * When too wide, the flex column gives way first (down to FLEX_MIN: names
+ * matter more than descriptions), then the widest columns.
+ */
 export function fitColumns(natural: number[], flexIndex: number, total: number): number[] {
   const widths = [...natural];
   const room = total - GAP * Math.max(0, widths.length - 1);
   let sum = widths.reduce((a, b) => a + b, 0);
   if (sum < room && flexIndex >= 0) widths[flexIndex] += room - sum;
+  if (sum > room && flexIndex >= 0) {
+    const give = Math.min(sum - room, Math.max(0, widths[flexIndex] - FLEX_MIN));
+    widths[flexIndex] -= give;
+    sum -= give;
+  }
   while (sum > room) {
     const widest = widths.indexOf(Math.max(...widths));
     if (widths[widest] <= 3) break;

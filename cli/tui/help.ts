@@ -1,11 +1,8 @@
 /** Keys that work on every page (the `?` overlay lists them after the page's own). */
 export const NAVIGATION_KEYS: Array<[string, string]> = [
-  ['j / ↓', 'down'],
-  ['k / ↑', 'up'],
-  ['g / Home', 'top'],
-  ['G / End', 'bottom'],
-  ['PgDn / Ctrl-F', 'page down'],
-  ['PgUp / Ctrl-B', 'page up'],
+  ['j/k  ↓/↑', 'down / up'],
+  ['g/G  Home/End', 'top / bottom'],
+  ['Ctrl-F/B  PgDn/PgUp', 'page down / up'],
 ];
 
 export const GLOBAL_KEYS: Array<[string, string]> = [

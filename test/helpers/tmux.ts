@@ -16,6 +16,9 @@ export function tmuxAvailable(): boolean {
   }
 }
 
+/** Skip on a developer machine without tmux; never in CI (there the test fails and says why). */
+export const skipWithoutTmux = !tmuxAvailable() && process.env.CI !== 'true';
+
 export class TmuxTerminal {
   private readonly socket = `gw-test-${randomUUID().slice(0, 8)}`;
 

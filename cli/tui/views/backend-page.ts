@@ -2,7 +2,7 @@
 import type { PageSpec } from '../page-spec.js';
 import { field, line, seg, toneOf, type Line } from '../text.js';
 import { backendBindings } from './backend-actions.js';
-import { ago, clock } from './format.js';
+import { ago, clock, column } from './format.js';
 
 export const backendPage: PageSpec = {
   title: (ctx) => `Backends › ${ctx.page.subject}`,
@@ -33,9 +33,9 @@ export const backendPage: PageSpec = {
     for (const c of b.conditions)
       out.push(
         line(
-          c.type.padEnd(18),
+          column(c.type, 18),
           seg(String(c.status).padEnd(6), { color: c.type === 'HealthCheckFailed' ? (c.status ? 'red' : 'green') : c.status ? 'green' : 'red' }),
-          c.reason.padEnd(20),
+          column(c.reason, 20),
           seg(`${clock(c.last_transition)} (${ago(c.last_transition)})`.padEnd(24), { dim: true }),
           c.message,
         ),
@@ -44,7 +44,11 @@ export const backendPage: PageSpec = {
     out.push([], line(seg(`Tools (${tools.length})`, { bold: true })));
     for (const t of tools)
       out.push(
-        line(seg(t.name.padEnd(28), { color: t.filtered ? 'gray' : undefined }), seg(t.filtered ? '(filtered) ' : '', { dim: true }), firstLine(t.description)),
+        line(
+          seg(column(t.name, 28), { color: t.filtered ? 'gray' : undefined }),
+          seg(t.filtered ? '(filtered) ' : '', { dim: true }),
+          firstLine(t.description),
+        ),
       );
     return out;
   },

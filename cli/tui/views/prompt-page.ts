@@ -3,6 +3,7 @@ import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { withMcpClient } from '../../client/mcp-session.js';
 import type { PageContext, PageSpec } from '../page-spec.js';
 import { field, line, seg, textLines, type Line } from '../text.js';
+import { column } from './format.js';
 import { contentLines, type ContentItem } from './content-lines.js';
 import { parseArguments } from './json-field.js';
 
@@ -22,7 +23,7 @@ export const promptPage: PageSpec = {
     if (p.arguments.length === 0) out.push(line(seg('none', { dim: true })));
     for (const a of p.arguments)
       out.push(
-        line(String(a.name).padEnd(20), seg(a.required ? 'required  ' : 'optional  ', { dim: true }), typeof a.description === 'string' ? a.description : ''),
+        line(column(String(a.name), 20), seg(a.required ? 'required  ' : 'optional  ', { dim: true }), typeof a.description === 'string' ? a.description : ''),
       );
     out.push([], field('Values', seg(ctx.page.field ?? '{}', { color: 'cyan' })), [], line(seg('Messages', { bold: true })));
     if (ctx.page.busy) out.push(line(seg('Getting…', { dim: true })));

@@ -29,7 +29,7 @@ export const registryPage: PageSpec = {
         ctx.tui.updatePage(id, {
           busy: false,
           found: r.servers,
-          result: { lines: [line(seg(`${r.servers.length} of ${r.total} from ${r.registry}`, { dim: true }))], failed: false },
+          result: { lines: [line(seg(`${r.servers.length} of ${r.total}${r.registry ? ` from ${r.registry}` : ''}`, { dim: true }))], failed: false },
         }),
       (err: Error) => ctx.tui.updatePage(id, { busy: false, found: [], result: { lines: [line(seg(err.message, { color: 'red' }))], failed: true } }),
     );
