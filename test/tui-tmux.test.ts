@@ -86,7 +86,11 @@ describe.skipIf(skipWithoutTmux)('gateway tui (tmux, real gateways)', { timeout:
     const keep = (title: string) => screens.push(`--- ${title} ---\n${term.screen().replace(/ +$/gm, '')}`);
 
     // --- the dashboard shows the backends ---
-    await term.waitForScreen((s) => /● alpha\s+healthy\s+backends 2\/2 healthy/.test(s) && /Backends\s+Ready 2/.test(s), 'the dashboard of alpha', WAIT_MS);
+    await term.waitForScreen(
+      (s) => /● alpha\s+healthy\s+backends 2\/2 healthy/.test(s) && /Backends\s+Ready 2 \(everything, memory\)/.test(s),
+      'the dashboard of alpha',
+      WAIT_MS,
+    );
     await term.waitForScreen((s) => /everything\s+connected/.test(s) && /memory\s+connected/.test(s), 'both backends in the recent events', WAIT_MS);
     expect(term.lines()[0]).toMatch(/updated \d\d:\d\d:\d\d/);
     keep('dashboard (80x24)');
@@ -139,6 +143,8 @@ describe.skipIf(skipWithoutTmux)('gateway tui (tmux, real gateways)', { timeout:
     await term.waitForScreen((s) => /Servers \(2\)/.test(s) && /alpha\s+http/.test(s) && /beta\s+http/.test(s), 'the servers view', WAIT_MS);
     term.send('j', 'Enter');
     await term.waitForScreen((s) => /● beta\s+healthy/.test(s), 'beta active', WAIT_MS);
+    term.send('1');
+    await term.waitForScreen((s) => /Backends\s+Ready 1 \(solo\)/.test(s) && /Catalog\s+\d+ tools/.test(s), "beta's dashboard", WAIT_MS);
     term.send('2');
     await term.waitForScreen((s) => /Backends \(1\)/.test(s) && /^solo\s+stdio/m.test(s) && !/everything|memory/.test(s), "beta's backends", WAIT_MS);
     expect(JSON.parse(readFileSync(serversFile, 'utf8')).active).toBe('beta');
@@ -173,7 +179,8 @@ describe.skipIf(skipWithoutTmux)('gateway tui (tmux, real gateways)', { timeout:
     term.send('q');
     await term.waitForScreen(() => term.exited(), 'the TUI to exit', WAIT_MS);
     expect(term.exitStatus()).toBe(0);
-    console.log(`TUI screens (tmux capture-pane):\n${screens.join('\n')}`);
+    // For a closing note or a bug report: TUI_SCREENS_FILE=/path npx vitest run test/tui-tmux.test.ts
+    if (process.env.TUI_SCREENS_FILE) writeFileSync(process.env.TUI_SCREENS_FILE, `${screens.join('\n')}\n`);
   });
 
   it('gateway-tui refuses a bad servers file with its path and the problem', async () => {

@@ -52,7 +52,7 @@ function overview({ data }: PageContext): Line[] {
         seg(`  ${health.backends.healthy}/${health.backends.total} backends healthy, ${health.backends.connected} connected`),
       ]),
     );
-  lines.push(field('Backends', byPhase(data.backends.map((b) => b.phase))));
+  lines.push(field('Backends', byPhase(data.backends)));
   if (sessions) lines.push(field('Sessions', `${sessions.active_sessions} active, ${sessions.sessions.length} in all`));
   if (caps)
     lines.push(field('Catalog', `${caps.tools.filter((t) => !t.filtered).length} tools, ${caps.resources.length} resources, ${caps.prompts.length} prompts`));
@@ -60,16 +60,17 @@ function overview({ data }: PageContext): Line[] {
   return lines;
 }
 
-/** `Ready 2  Failed 1`, in lifecycle order, each phase in its colour. */
-function byPhase(phases: string[]): Line {
-  if (phases.length === 0) return [seg('none configured', { dim: true })];
+/** `Ready 2 (alpha, beta)  Failed 1 (gamma)`, in lifecycle order, each phase in its colour. */
+function byPhase(backends: Array<{ name: string; phase: string }>): Line {
+  if (backends.length === 0) return [seg('none configured', { dim: true })];
+  const phases = backends.map((b) => b.phase);
   const order = [...PHASES, ...new Set(phases.filter((p) => !(PHASES as readonly string[]).includes(p)))];
   const out: Line = [];
   for (const phase of order) {
-    const n = phases.filter((p) => p === phase).length;
-    if (n === 0) continue;
+    const names = backends.filter((b) => b.phase === phase).map((b) => b.name);
+    if (names.length === 0) continue;
     if (out.length) out.push(seg('  '));
-    out.push(seg(`${phase} ${n}`, { color: toneOf(phase) }));
+    out.push(seg(`${phase} ${names.length}`, { color: toneOf(phase) }), seg(` (${names.sort().join(', ')})`));
   }
   return out;
 }
