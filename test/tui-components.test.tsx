@@ -17,6 +17,9 @@ import { ServerDirectory } from '../cli/servers/server-directory.js';
 import type { ServerChoice } from '../cli/servers/server-choices.js';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { freePort, stdioFixture, waitFor } from './helpers/core-util.js';
+import { startOAuthEnv } from './fixtures/oauth-env.js';
+import { copySkillFixtures } from './helpers/skill-fixtures.js';
+import { sampleServers, startFakeRegistry } from './helpers/fake-registry.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -70,6 +73,29 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     await until((s) => /Backends › fx/.test(s) && /HealthCheckFailed\s+false/.test(s) && /fx_echo/.test(s), 'the detail of fx');
     keys('\x1b');
     await until((s) => /Backends \(2\)/.test(s), 'back on the table');
+  });
+
+  it('calls a tool (isError shown), reads a resource, gets a prompt, and lists client sessions with their client', async () => {
+    const client = await h.connect({ transport: 'sse' });
+    const { until, keys, screen } = mount();
+    await until((s) => /Backends\s+Ready 2/.test(s), 'both backends Ready');
+
+    keys('3/fx_fail\r\r');
+    await until((s) => /Tools › fx_fail/.test(s) && /Input schema/.test(s), 'the fail tool page');
+    keys('\r\x15{"message":"it broke on purpose"}\r');
+    await until((s) => /isError\s+true/.test(s) && /it broke on purpose/.test(s), 'the error result');
+
+    keys('4/fx/info\r\r');
+    await until((s) => /Resources › fixture:\/\/fx\/info/.test(s) && /Contents/.test(s), 'the resource read');
+    keys('\x1b\x1b/fx_greet\r\r');
+    await until((s) => /Prompts › fx_greet/.test(s), 'the prompt page');
+    keys('\r\x15{"name":"Grace"}\r');
+    await until((s) => /Hello Grace from fx/.test(s), 'the prompt messages');
+
+    keys('5');
+    await until((s) => /Sessions \(\d+ active\)/.test(s) && /\ssse\s+test-client\s/.test(s), 'the SSE session with its client name');
+    expect(screen()).toMatch(/ID\s+TRANSPORT\s+CLIENT\s+TOOLS\s+AGE\s+IDLE\s+EXPIRED/);
+    await client.close();
   });
 
   it('keeps every keystroke written faster than a frame, in order (one chunk, char by char, Esc then a key)', async () => {
@@ -190,5 +216,61 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     await until((s) => /Servers \(1\)/.test(s), 'spare removed');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ servers: [{ name: 'main', url: h.url }], active: 'main' });
     expect(tui.getState().ui.active.name).toBe('main');
+  });
+  it('shows the authorization URL when a (real) OAuth backend is re-authenticated with a', async () => {
+    const previousState = process.env.GATEWAY_STATE_DIR;
+    // Tokens live in <state>/tokens: a state folder of this test's own.
+    process.env.GATEWAY_STATE_DIR = mkdtempSync(join(tmpdir(), 'gw-tui-oauth-'));
+    const env = await startOAuthEnv();
+    const gw = await startGateway({
+      health: { interval_s: 3600 },
+      backends: { secure: { type: 'streamable-http', url: env.server.mcpUrl, auth: { type: 'oauth' } } },
+    });
+    try {
+      const choice: ServerChoice = { name: 'oauth', url: gw.url, source: 'flag' };
+      const { until, keys, screen } = mount({ servers: [choice], active: choice });
+      await until((s) => /Backends\s+Failed 1 \(secure\)/.test(s), 'secure parked as Failed');
+      keys('2');
+      await until((s) => /^secure\s+streamable-http\s+default\s+Failed/m.test(s), 'the backends table');
+      keys('a');
+      await until((s) => /Authorize secure/.test(s) && /Open this address in a browser/.test(s), 'the authorization URL');
+      const joined = screen().replace(/[│\s]/g, '');
+      expect(joined).toContain(`${env.as.issuer}/`.replace(/\s/g, ''));
+      expect(joined).toMatch(/response_type=code/);
+      keys('\x1b');
+      await until((s) => !/Authorize secure/.test(s), 'the message closed');
+    } finally {
+      await gw.close();
+      await env.close();
+      process.env.GATEWAY_STATE_DIR = previousState;
+    }
+  });
+  it('toggles a skill and searches the registry (a local registry speaking API v0.1) against a real gateway', async () => {
+    const registry = await startFakeRegistry({ servers: sampleServers() });
+    const gw = await startGateway({
+      skills: { directory: copySkillFixtures() },
+      registries: [{ name: 'local', url: registry.url }],
+      backends: { fx: stdioFixture(['--name', 'fx']) },
+    });
+    try {
+      const choice: ServerChoice = { name: 'skills', url: gw.url, source: 'flag' };
+      const { until, keys } = mount({ servers: [choice], active: choice });
+      keys('7');
+      await until((s) => /^diamond\s+2\.0\.0\s+disabled/m.test(s), 'the skills table');
+      keys(' ');
+      await until((s) => /^diamond\s+2\.0\.0\s+enabled/m.test(s) && /Skill diamond enabled/.test(s), 'diamond enabled');
+      keys('e');
+      await until((s) => /^diamond\s+2\.0\.0\s+disabled/m.test(s) && /Skill diamond disabled/.test(s), 'diamond disabled again');
+
+      keys('8s');
+      keys('py\r');
+      await until((s) => /Registry \(1\)/.test(s) && /1 of 1 from local/.test(s) && /^io\.github\.acme\/weather-py\s+0\.5\.0\s+stdio/m.test(s), 'one result');
+      expect(registry.requests.some((r) => r.query.search === 'py')).toBe(true);
+      keys('\r');
+      await until((s) => /Registry › io\.github\.acme\/weather-py/.test(s) && /Weather \(PyPI package\)/.test(s), 'the entry');
+    } finally {
+      await gw.close();
+      await registry.close();
+    }
   });
 });
