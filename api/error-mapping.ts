@@ -34,7 +34,6 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   service_unavailable: 503,
   too_many_sessions: 503,
   unsupported_media_type: 415,
-  not_acceptable: 406,
   payload_too_large: 413,
   backend_error: 502,
   backend_timeout: 502,

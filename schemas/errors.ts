@@ -22,7 +22,6 @@ export type ErrorCode =
   | 'hot_reload_disabled'
   | 'backend_exists'
   | 'too_many_sessions'
-  | 'not_acceptable'
   | 'listen_failed'
   | 'request_cancelled'
   | 'skill_not_found'

@@ -200,7 +200,7 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
       const client = await connectClient(live.transport);
 
       const clean = await gateway(['clean', '--config', configFile]);
-      expect(clean.code).toBe(0);
+      expect(clean.code, clean.stdout + clean.stderr).toBe(0);
       expect(clean.stdout).toMatch(/Removed container \S+ \(backend old\)/);
       expect(clean.stdout).toMatch(/Kept container mcp-gateway-report-\w+: in use by the running gateway/);
       const labelled = () => podmanCli(podman, ['ps', '-a', '--filter', `label=${OWNER_LABEL}`, '--format', '{{.Labels}}']);
@@ -209,15 +209,21 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
       expect(podmanCli(podman, ['ps', '-a', '--format', '{{.Names}}'])).toContain('mcp-gateway-not-ours');
 
       const cleanAll = await gateway(['clean', '--all', '--config', configFile]);
-      expect(cleanAll.code).toBe(0);
+      expect(cleanAll.code, cleanAll.stdout + cleanAll.stderr).toBe(0);
       expect(cleanAll.stdout).toMatch(/Kept image localhost\/mcp-gateway\/report:\w+: used by a container/);
       expect(cleanAll.stdout).toContain('Kept network mcp-gateway: used by a container');
       await client.close();
       // It was made from the base image: until it goes, the base is in use.
       await unrelated.remove({ force: true });
+      // Closing the client stops the live container; its removal finishes a moment later (slowly on a loaded machine).
+      await waitFor(
+        () => podmanCli(podman, ['ps', '-a', '--filter', `label=${OWNER_LABEL}`, '--format', '{{.ID}}']).trim() === '',
+        'the live container to go',
+        120_000,
+      );
 
       const final = await gateway(['clean', '--all', '--config', configFile]);
-      expect(final.code).toBe(0);
+      expect(final.code, final.stdout + final.stderr).toBe(0);
       expect(final.stdout).toMatch(/Removed image localhost\/mcp-gateway\/report:\w+ \(backend report\)/);
       expect(final.stdout).toContain(`Removed image ${TEST_NODE_BASE}`);
       expect(final.stdout).toContain('Removed network mcp-gateway');

@@ -19,6 +19,7 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from './fixtures/spawn.js';
+import { OrderedDeliveryTransport } from '../runtime/transports/ordered-delivery.js';
 
 /** Declares a test only for the modes where the feature exists (e.g. no progress in JSON-response mode). */
 const itWhen = (applies: boolean) => (applies ? it : () => undefined);
@@ -95,7 +96,17 @@ function createTestClient(): { client: Client; notifications: Notification[] } {
   return { client, notifications };
 }
 
+/**
+ * The SDK's transports, wrapped as the gateway wraps them: without it the SDK
+ * client itself can drop a progress notification that arrives in the same
+ * chunk as the result (see runtime/transports/ordered-delivery.ts), and these
+ * tests are about the fixture, not that race.
+ */
 function clientTransport(kind: TransportKind, target: { url?: string; args?: string[] }): Transport {
+  return new OrderedDeliveryTransport(sdkTransport(kind, target));
+}
+
+function sdkTransport(kind: TransportKind, target: { url?: string; args?: string[] }): Transport {
   switch (kind) {
     case 'stdio':
       return new StdioClientTransport({ ...fixtureCommand(target.args ?? []), stderr: 'pipe' });

@@ -84,7 +84,11 @@ describe('registry search and install with hot reload', () => {
   });
 
   it('POST /registry/install writes a remote as a backend, keeps the comments, reloads, and the tools can be called', async () => {
-    const before = `# hand-written comment that must survive\n${readFileSync(h.configPath, 'utf8')}`;
+    // A long hand-written flow list stays on its line: no re-wrapping of what the install did not touch.
+    const longList = "  allowed_hosts: [ 'localhost', '127.0.0.1', '[::1]', 'gateway.internal.example.com', 'gateway.example.com' ]";
+    const written = readFileSync(h.configPath, 'utf8').replace(/^server:\n/m, `server:\n${longList}\n`);
+    expect(written).toContain(longList);
+    const before = `# hand-written comment that must survive\n${written}`;
     writeFileSync(h.configPath, before);
     const res = await api.post('/registry/install', { name: 'io.github.acme/weather-remote' });
     expect(res.status, res.text).toBe(201);
@@ -105,6 +109,7 @@ describe('registry search and install with hot reload', () => {
     const text = readFileSync(h.configPath, 'utf8');
     expect(text.startsWith('# hand-written comment that must survive\n')).toBe(true);
     expect(text).toContain('# installed from registry official: io.github.acme/weather-remote 2.0.0\n');
+    expect(text).toContain(`${longList}\n`);
     expect(parse(text).backends['weather-remote']).toEqual({ type: 'streamable-http', url: remote.url });
 
     const call = await waitFor(async () => {

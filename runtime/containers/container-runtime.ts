@@ -5,11 +5,10 @@
  * Docker-compatible API; only the libpod client needs Podman.
  */
 import Docker from 'dockerode';
-import { describeEndpoint, endpointCandidates, endpointPresent, modemOptions, type Endpoint } from './runtime-endpoint.js';
+import { describeEndpoint, endpointCandidates, endpointPresent, modemOptions, pingDaemon, DAEMON_PING_TIMEOUT_MS, type Endpoint } from './runtime-endpoint.js';
 import { daemonMessage } from './errors.js';
 
 /** A ping that takes longer than this counts as no answer. */
-const PING_TIMEOUT_MS = 3000;
 
 export type RuntimeName = 'podman' | 'docker';
 
@@ -44,8 +43,8 @@ export async function connectRuntime(configured: string | undefined, env: NodeJS
 
 /** Connects to one endpoint; throws when it does not answer. */
 export async function identify(endpoint: Endpoint): Promise<ContainerRuntime> {
-  const docker = new Docker({ ...modemOptions(endpoint), timeout: PING_TIMEOUT_MS });
-  const version = await docker.version();
+  const docker = new Docker({ ...modemOptions(endpoint), timeout: DAEMON_PING_TIMEOUT_MS });
+  const version = await pingDaemon(() => docker.version());
   const podman = version.Components?.find((c) => c.Name === 'Podman Engine');
   return {
     // Builds and long waits must not be cut by the ping timeout.

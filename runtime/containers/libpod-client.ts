@@ -6,12 +6,20 @@
  * libpod and is passed over.
  */
 import Modem from 'docker-modem';
-import { describeEndpoint, endpointCandidates, endpointPresent, modemOptions, parseEndpoint, type Endpoint } from './runtime-endpoint.js';
+import {
+  describeEndpoint,
+  endpointCandidates,
+  endpointPresent,
+  modemOptions,
+  parseEndpoint,
+  pingDaemon,
+  DAEMON_PING_TIMEOUT_MS,
+  type Endpoint,
+} from './runtime-endpoint.js';
 import { daemonMessage } from './errors.js';
 
 /** Every path is under this prefix; Podman 4 and 5 both serve it. */
 const API = '/v4.0.0/libpod';
-const PING_TIMEOUT_MS = 3000;
 
 export interface LibpodContainer {
   Id: string;
@@ -64,9 +72,9 @@ export class LibpodClient {
         tried.push(`${address} (absent)`);
         continue;
       }
-      const client = new LibpodClient(new Modem({ ...modemOptions(endpoint), timeout: PING_TIMEOUT_MS }), address);
+      const client = new LibpodClient(new Modem({ ...modemOptions(endpoint), timeout: DAEMON_PING_TIMEOUT_MS }), address);
       try {
-        await client.call('GET', '/_ping');
+        await pingDaemon(() => client.call('GET', '/_ping'));
         return { client: new LibpodClient(new Modem(modemOptions(endpoint)), address) };
       } catch (err) {
         tried.push(`${address} (${(err as Error).message})`);

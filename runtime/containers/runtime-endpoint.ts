@@ -41,3 +41,21 @@ export function endpointPresent(e: Endpoint): boolean {
 export function modemOptions(e: Endpoint): { socketPath: string } | { host: string; port: number; protocol: 'http' } {
   return e.kind === 'unix' ? { socketPath: e.path } : { host: e.host, port: e.port, protocol: 'http' };
 }
+
+/**
+ * How long the first request to a daemon may take before the endpoint counts
+ * as not answering. Generous: a busy Podman service on a loaded machine can
+ * take seconds, and a false "no runtime" would run backends as bare processes.
+ */
+export const DAEMON_PING_TIMEOUT_MS = 10_000;
+
+/** Runs a daemon's first request; a timeout says so instead of docker-modem's bare "socket hang up". */
+export async function pingDaemon<T>(request: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await request();
+  } catch (err) {
+    if (Date.now() - started >= DAEMON_PING_TIMEOUT_MS) throw new Error(`no answer within ${DAEMON_PING_TIMEOUT_MS / 1000} s`, { cause: err });
+    throw err;
+  }
+}

@@ -58,7 +58,8 @@ async function addNow({ filePath, name, spec, comment, validate }: BackendAdditi
   const pair = doc.createPair(name, value);
   if (comment && isScalar(pair.key)) pair.key.commentBefore = ` ${comment}`;
   map.add(pair);
-  const edited = doc.toString();
+  // No re-wrapping: a long line the install did not touch comes back whole (flow collections are written `[ a, b ]`).
+  const edited = doc.toString({ lineWidth: 0 });
   validate(edited);
   await writeFileAtomic(filePath, edited);
 }

@@ -44,7 +44,6 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
       }
     }
   }
-  for (const [i, reg] of config.registries.entries()) register(`registries.${i}.token`, reg.token);
   if (problems.length > 0) {
     throw new ConfigError(`Secrets too short to redact safely:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, problems);
   }

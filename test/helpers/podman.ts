@@ -36,7 +36,13 @@ export interface TestPodman {
 export async function startTestPodman(opts: { isolated?: boolean } = {}): Promise<TestPodman> {
   const given = process.env.GATEWAY_TEST_PODMAN_SOCKET;
   if (given && !opts.isolated) {
-    return { socket: given, runtime: await identify(parseEndpoint(given, 'test')), cliArgs: [], stop: async () => {} };
+    // The shared service answers slowly while other test files build images: retry for a while before failing.
+    const runtime = await retry(
+      () => identify(parseEndpoint(given, 'test')),
+      60_000,
+      (err) => `the Podman service at ${given} did not answer: ${String(err)}`,
+    );
+    return { socket: given, runtime, cliArgs: [], stop: async () => {} };
   }
   if (!podmanInstalled) {
     throw new Error(`Podman is required${inCi ? ' in CI (CI=true)' : ''} but is not installed: run .ci/setup-podman.sh as root`);
@@ -72,13 +78,21 @@ export async function startTestPodman(opts: { isolated?: boolean } = {}): Promis
 }
 
 async function waitForSocket(socket: string, child: ChildProcess, stderr: () => string): Promise<ContainerRuntime> {
-  const deadline = Date.now() + 20_000;
+  return retry(
+    () => identify(parseEndpoint(socket, 'test')),
+    60_000,
+    (err) => `podman system service did not answer on ${socket}: ${stderr() || (err as Error).message}`,
+    () => child.exitCode !== null,
+  );
+}
+
+async function retry<T>(attempt: () => Promise<T>, withinMs: number, failure: (err: unknown) => string, hopeless = () => false): Promise<T> {
+  const deadline = Date.now() + withinMs;
   for (;;) {
     try {
-      return await identify(parseEndpoint(socket, 'test'));
+      return await attempt();
     } catch (err) {
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`podman system service did not answer on ${socket}: ${stderr() || (err as Error).message}`, { cause: err });
+      if (hopeless() || Date.now() > deadline) throw new Error(failure(err), { cause: err });
       await new Promise((r) => setTimeout(r, 200));
     }
   }

@@ -24,9 +24,12 @@ export class TmuxTerminal {
 
   constructor(command: string, opts: { width?: number; height?: number; env?: Record<string, string> } = {}) {
     const env = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    this.tmux('new-session', '-d', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 30), ...env, command);
-    // Keep the pane after the program exits, so its last screen can still be read.
-    this.tmux('set-option', '-g', 'remain-on-exit', 'on');
+    // Keep the pane after the program exits, so its last screen and exit status can still be read. Set
+    // before the session starts, in the same tmux invocation: a program that exits at once is kept too.
+    this.tmux(
+      ...['start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';'],
+      ...['new-session', '-d', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 30), ...env, command],
+    );
   }
 
   /** Keys as tmux names them ('Enter', 'Tab', 'Up', 'C-c') or literal text. Each call is one burst of input. */
@@ -84,7 +87,9 @@ export class TmuxTerminal {
 
   /** The exit status of the program in the pane once it has exited. */
   exitStatus(): number {
-    return Number(this.tmux('display-message', '-p', '#{pane_dead_status}').trim());
+    const status = this.tmux('display-message', '-p', '#{pane_dead_status}').trim();
+    if (!/^\d+$/.test(status)) throw new Error(`no exit status for the pane (got "${status}")`);
+    return Number(status);
   }
 
   /** Resizes the terminal (the program gets SIGWINCH). */
