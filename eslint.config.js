@@ -33,7 +33,7 @@ export default tseslint.config(
   },
   {
     // Tests poke at JSON answers; `any` from JSON.parse is their daily bread.
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    files: ['test/**/*.ts', 'test/**/*.tsx', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

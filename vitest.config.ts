@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.{ts,tsx}'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Tests spawn real backend processes; two cores cannot run many files at once.

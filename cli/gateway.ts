@@ -8,6 +8,7 @@ import { BuildCommand } from './commands/build.js';
 import { CleanCommand } from './commands/clean.js';
 import { StatusCommand } from './commands/status.js';
 import { StopCommand } from './commands/stop.js';
+import { TuiCommand } from './tui/tui-command.js';
 import { runCli } from './run-cli.js';
 import { wantColor } from './output/colors.js';
 
@@ -21,6 +22,7 @@ const cli = new Cli({
 cli.register(ServerCommand);
 cli.register(StatusCommand);
 cli.register(StopCommand);
+cli.register(TuiCommand);
 cli.register(ConfigValidateCommand);
 cli.register(BuildCommand);
 cli.register(CleanCommand);

@@ -129,6 +129,9 @@ export type CapabilitiesResponse = Static<typeof CapabilitiesSchema>;
 export const SessionRecordSchema = Type.Object({
   id: Type.String(),
   transport_type: Type.String(),
+  client_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'Beyond the spec: the name the client gave in `initialize` (`clientInfo.name`); null before it initialized.',
+  }),
   tool_count: Int(),
   capability_snapshot: Type.Object({ tools: Int(), resources: Int(), prompts: Int() }),
   age_seconds: Type.Number(),

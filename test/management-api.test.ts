@@ -178,9 +178,10 @@ describe('management API (open, two backends)', () => {
     const types = res.body.sessions.map((s: { transport_type: string }) => s.transport_type);
     expect(types).toEqual(expect.arrayContaining(['streamable-http', 'sse']));
     const s = res.body.sessions[0];
-    expectKeys(s, ['id', 'transport_type', 'tool_count', 'capability_snapshot', 'age_seconds', 'idle_seconds', 'ttl', 'expired']);
+    expectKeys(s, ['id', 'transport_type', 'client_name', 'tool_count', 'capability_snapshot', 'age_seconds', 'idle_seconds', 'ttl', 'expired']);
     expectKeys(s.capability_snapshot, ['tools', 'resources', 'prompts']);
     expect(s.tool_count).toBe(s.capability_snapshot.tools);
+    expect(res.body.sessions.map((r: { client_name: string }) => r.client_name)).toContain('test-client');
     expect(s.tool_count).toBe((await c1.listTools()).tools.length);
     expect(s.ttl).toBe(1800);
     expect(s.expired).toBe(false);

@@ -197,7 +197,12 @@ describe('router', () => {
 describe('session store', () => {
   const subs = { dropSession: async () => undefined, subscribers: () => new Set<string>() } as unknown as ResourceSubscriptions;
   const session = (id: string) => {
-    const s = new ClientSession('streamable-http', { close: async () => undefined } as unknown as Server, '127.0.0.1', {} as Transport);
+    const s = new ClientSession(
+      'streamable-http',
+      { close: async () => undefined, getClientVersion: () => undefined } as unknown as Server,
+      '127.0.0.1',
+      {} as Transport,
+    );
     s.id = id;
     return s;
   };

@@ -130,6 +130,7 @@ export class SessionStore {
     return [...this.sessions.values()].map((s) => ({
       id: s.id,
       transport_type: s.transportType,
+      client_name: s.server.getClientVersion()?.name ?? null,
       tool_count: s.capabilitySnapshot.tools,
       capability_snapshot: { ...s.capabilitySnapshot },
       age_seconds: (now - s.createdAt) / 1000,

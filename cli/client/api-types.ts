@@ -7,6 +7,7 @@ export type { BackendRecord, EventRecord };
 export type Health = Static<typeof api.HealthSchema>;
 export type Ready = Static<typeof api.ReadySchema>;
 export type Status = Static<typeof api.StatusSchema>;
+export type Batch = Static<typeof api.BatchSchema>;
 export type Backends = Static<typeof api.BackendsSchema>;
 export type Groups = Static<typeof api.GroupsSchema>;
 export type Capabilities = Static<typeof api.CapabilitiesSchema>;

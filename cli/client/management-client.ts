@@ -74,6 +74,8 @@ export class ManagementClient {
   ready = () => this.request<T.Ready>('GET', '/ready');
   status = () => this.request<T.Status>('GET', '/status');
   backends = () => this.request<T.Backends>('GET', '/backends');
+  /** Status, backends, capabilities and the newest events in one answer. */
+  batch = (eventsLimit?: number, signal?: AbortSignal) => this.request<T.Batch>('GET', '/batch', { query: { events_limit: eventsLimit }, signal });
   groups = (group?: string) => this.request<T.Groups>('GET', '/groups', { query: { group } });
   capabilities = (query: T.CapabilitiesQuery = {}) => this.request<T.Capabilities>('GET', '/capabilities', { query });
   sessions = () => this.request<T.Sessions>('GET', '/sessions');

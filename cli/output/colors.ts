@@ -21,12 +21,18 @@ const GREEN = new Set(['Ready', 'healthy', 'connected', 'enabled', 'running', 't
 const YELLOW = new Set(['Degraded', 'degraded', 'connecting', 'disconnecting', 'Initializing', 'Pending', 'warning', 'unknown']);
 const RED = new Set(['Failed', 'unhealthy', 'unreachable', 'disconnected', 'error', 'false', 'ShuttingDown']);
 
+/** The colour of a phase, health status or state word by what it means (undefined: none). */
+export function statusTone(word: string): 'green' | 'yellow' | 'red' | undefined {
+  if (GREEN.has(word)) return 'green';
+  if (YELLOW.has(word)) return 'yellow';
+  if (RED.has(word)) return 'red';
+  return undefined;
+}
+
 /** Colours a phase, health status or state word by what it means. */
 export function paintStatus(c: Colors, word: string): string {
-  if (GREEN.has(word)) return c.green(word);
-  if (YELLOW.has(word)) return c.yellow(word);
-  if (RED.has(word)) return c.red(word);
-  return word;
+  const tone = statusTone(word);
+  return tone ? c[tone](word) : word;
 }
 
 /** Whether an output stream is a terminal (a Writable in a clipanion context may be a tty.WriteStream). */

@@ -16,14 +16,20 @@ export function tmuxAvailable(): boolean {
   }
 }
 
+/** Skip on a developer machine without tmux; never in CI (there the test fails and says why). */
+export const skipWithoutTmux = !tmuxAvailable() && process.env.CI !== 'true';
+
 export class TmuxTerminal {
   private readonly socket = `gw-test-${randomUUID().slice(0, 8)}`;
 
   constructor(command: string, opts: { width?: number; height?: number; env?: Record<string, string> } = {}) {
     const env = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    this.tmux('new-session', '-d', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 30), ...env, command);
-    // Keep the pane after the program exits, so its last screen can still be read.
-    this.tmux('set-option', '-g', 'remain-on-exit', 'on');
+    // Keep the pane after the program exits, so its last screen and exit status can still be read. Set
+    // before the session starts, in the same tmux invocation: a program that exits at once is kept too.
+    this.tmux(
+      ...['start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';'],
+      ...['new-session', '-d', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 30), ...env, command],
+    );
   }
 
   /** Keys as tmux names them ('Enter', 'Tab', 'Up', 'C-c') or literal text. Each call is one burst of input. */
@@ -39,6 +45,11 @@ export class TmuxTerminal {
   screen(): string {
     // -N keeps trailing spaces: a completed word ends in one.
     return this.tmux('capture-pane', '-p', '-N');
+  }
+
+  /** The screen and the scrollback above it (tmux 3.3 pushes a dead pane's screen into the scrollback). */
+  allOutput(): string {
+    return this.tmux('capture-pane', '-p', '-S', '-');
   }
 
   lines(): string[] {
@@ -72,6 +83,18 @@ export class TmuxTerminal {
   /** Whether the program in the pane has exited. */
   exited(): boolean {
     return this.tmux('display-message', '-p', '#{pane_dead}').trim() === '1';
+  }
+
+  /** The exit status of the program in the pane once it has exited. */
+  exitStatus(): number {
+    const status = this.tmux('display-message', '-p', '#{pane_dead_status}').trim();
+    if (!/^\d+$/.test(status)) throw new Error(`no exit status for the pane (got "${status}")`);
+    return Number(status);
+  }
+
+  /** Resizes the terminal (the program gets SIGWINCH). */
+  resize(width: number, height: number): void {
+    this.tmux('resize-window', '-x', String(width), '-y', String(height));
   }
 
   kill(): void {

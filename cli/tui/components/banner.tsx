@@ -1,0 +1,12 @@
+/** The red line while the gateway does not answer (or refuses): the TUI keeps retrying meanwhile. */
+import { Box, Text } from 'ink';
+
+export function Banner({ text, width }: { text: string; width: number }) {
+  return (
+    <Box width={width}>
+      <Text backgroundColor="red" color="white" bold wrap="truncate-end">
+        {` ✖ ${text} `.padEnd(width)}
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * A backend's stderr lines, for its log page. The management API has no
+ * route for them; a gateway logs each line (at debug level: `-vv` or
+ * `--log-level debug`) with `backend` and `stream: "stderr"`, so for a local
+ * detached session they are read from the tail of its JSON log file.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** How much of the file's end is read: enough for the recent lines, bounded for a large log. */
+const TAIL_BYTES = 512 * 1024;
+
+export interface StderrLine {
+  time?: number;
+  text: string;
+}
+
+/** The newest `max` stderr lines of `backend` in `logFile`, oldest first; throws when the file cannot be read. */
+export function readBackendStderr(logFile: string, backend: string, max = 200): StderrLine[] {
+  const lines: StderrLine[] = [];
+  for (const raw of tail(logFile).split('\n')) {
+    if (!raw.startsWith('{')) continue;
+    let rec: { backend?: unknown; stream?: unknown; msg?: unknown; time?: unknown };
+    try {
+      rec = JSON.parse(raw) as typeof rec;
+    } catch {
+      continue; // the first line of the tail may be cut
+    }
+    if (rec.backend !== backend || rec.stream !== 'stderr' || typeof rec.msg !== 'string') continue;
+    lines.push({ text: rec.msg, ...(typeof rec.time === 'number' ? { time: rec.time } : {}) });
+  }
+  return lines.slice(-max);
+}
+
+function tail(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, TAIL_BYTES);
+    const buf = Buffer.alloc(length);
+    readSync(fd, buf, 0, length, size - length);
+    return buf.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}

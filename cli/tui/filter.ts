@@ -1,0 +1,17 @@
+/** The `/` filter: rows or lines whose text contains it, ignoring case. */
+import type { Cell, Row } from './page-spec.js';
+import { lineText, type Line } from './text.js';
+
+export const cellText = (c: Cell): string => (typeof c === 'string' ? c : c.text);
+
+export function filterRows(rows: Row[], filter: string): Row[] {
+  if (!filter) return rows;
+  const f = filter.toLowerCase();
+  return rows.filter((r) => r.cells.some((c) => cellText(c).toLowerCase().includes(f)));
+}
+
+export function filterLines(lines: Line[], filter: string): Line[] {
+  if (!filter) return lines;
+  const f = filter.toLowerCase();
+  return lines.filter((l) => lineText(l).toLowerCase().includes(f));
+}

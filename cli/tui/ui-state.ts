@@ -1,0 +1,82 @@
+/**
+ * What the TUI shows besides the gateway's data: the stack of pages (a view
+ * at the bottom, details opened from it above), the line being typed, an
+ * overlay, the last message. Immutable: every change makes a new object.
+ */
+import type { EventRecord, RegistryServer } from '../client/api-types.js';
+import type { ServerChoice } from '../servers/server-choices.js';
+import type { LineBuffer } from './line-editor.js';
+import type { Line } from './text.js';
+
+/** The nine views, in the order of their number keys. */
+export const VIEWS = ['dashboard', 'backends', 'tools', 'resources', 'sessions', 'events', 'skills', 'registry', 'servers'] as const;
+export type ViewName = (typeof VIEWS)[number];
+
+/** Detail pages, opened from a view. */
+export type DetailKind = 'backend' | 'backend-log' | 'tool' | 'resource' | 'prompt' | 'event' | 'registry-entry';
+export type PageKind = ViewName | DetailKind;
+
+export const SEVERITY_LEVELS = ['debug', 'info', 'warning', 'error'] as const;
+
+export interface Page {
+  id: number;
+  kind: PageKind;
+  /** What a detail page is about: a backend or tool name, a URI, an event key. */
+  subject?: string;
+  /** Selected row of a table page. */
+  cursor: number;
+  /** First line shown of a text page. */
+  scroll: number;
+  /** `/` filter: rows or lines containing it (case-insensitive). */
+  filter: string;
+  /** The page's own text field when it has one (tool arguments, a registry query). */
+  field?: string;
+  /** An answer the page asked for, ready to show. */
+  result?: { lines: Line[]; failed: boolean };
+  /** A request of the page is out. */
+  busy?: boolean;
+  /** Events view: the list as it was when paused (undefined: following). */
+  frozen?: EventRecord[];
+  /** Events view: the lowest severity shown (undefined: all). */
+  minSeverity?: (typeof SEVERITY_LEVELS)[number];
+  /** Registry view: the last search's results. */
+  found?: RegistryServer[];
+}
+
+export interface InputState extends LineBuffer {
+  purpose: 'filter' | 'command' | 'field';
+  /** Shown before the text. */
+  prompt: string;
+  /** The page a field belongs to. */
+  pageId?: number;
+  /** Characters from this word on are shown masked (a token typed into the add-server line). */
+  maskFromWord?: number;
+}
+
+export type Overlay = { kind: 'help' } | { kind: 'confirm'; message: string; onYes: () => void } | { kind: 'message'; title: string; lines: Line[] };
+
+export interface Flash {
+  text: string;
+  level: 'info' | 'error';
+}
+
+export interface UiState {
+  /** Never empty; the first is a view. */
+  stack: Page[];
+  input?: InputState;
+  overlay?: Overlay;
+  flash?: Flash;
+  columns: number;
+  rows: number;
+  servers: ServerChoice[];
+  active: ServerChoice;
+  readOnly: boolean;
+}
+
+let nextPageId = 1;
+
+export function newPage(kind: PageKind, subject?: string): Page {
+  return { id: nextPageId++, kind, subject, cursor: 0, scroll: 0, filter: '' };
+}
+
+export const currentPage = (ui: UiState): Page => ui.stack[ui.stack.length - 1];

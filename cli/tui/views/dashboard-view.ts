@@ -1,0 +1,81 @@
+/** 1 Dashboard: the service, its health, backends by phase, sessions, the catalog and the newest events. */
+import { PHASES } from '../../../schemas/records.js';
+import type { PageContext, PageSpec } from '../page-spec.js';
+import { field, line, seg, toneOf, type Line } from '../text.js';
+import { clock, formatDuration } from './format.js';
+import { eventLines } from './event-line.js';
+
+export const dashboardPage: PageSpec = {
+  title: () => 'Dashboard',
+  lines: (ctx) => [...overview(ctx), [], line(seg('Recent events', { bold: true })), ...recentEvents(ctx)],
+  bindings: () => [
+    {
+      keys: ['S'],
+      label: 'shut the gateway down',
+      action: true,
+      run: (ctx) =>
+        ctx.tui.confirm(`Shut down the gateway at ${ctx.data.url}? It stops serving every client.`, () =>
+          ctx.tui.act(
+            () => ctx.tui.client.shutdown(),
+            () => ({ text: 'The gateway is shutting down' }),
+          ),
+        ),
+    },
+  ],
+};
+
+function overview({ data }: PageContext): Line[] {
+  const { status, health, capabilities: caps, sessions, skills } = data;
+  if (!status && !health) return [line(seg(data.connecting ? 'Connecting…' : 'No data yet: the gateway has not answered.', { dim: true }))];
+  const lines: Line[] = [];
+  const service = status?.service;
+  lines.push(
+    field('Service', [
+      seg(`${service?.name ?? 'gateway'} ${service?.version ?? health?.version ?? ''}`, { bold: true }),
+      seg('  '),
+      seg(service?.state ?? '', { color: toneOf(service?.state ?? '') }),
+      seg(`  up ${formatDuration(service?.uptime_seconds ?? health?.uptime_seconds ?? 0)}`),
+    ]),
+  );
+  if (status) {
+    lines.push(field('Endpoints', `${status.transport.streamable_http_url}  ${status.transport.sse_url}`));
+    const flags = Object.entries(status.feature_flags)
+      .filter(([, on]) => on)
+      .map(([name]) => name);
+    lines.push(field('Config', `${status.config.file_path} (loaded ${clock(status.config.loaded_at)})`));
+    lines.push(field('Features', flags.length ? flags.join(', ') : 'none'));
+  }
+  if (health)
+    lines.push(
+      field('Health', [
+        seg(health.status, { color: toneOf(health.status), bold: true }),
+        seg(`  ${health.backends.healthy}/${health.backends.total} backends healthy, ${health.backends.connected} connected`),
+      ]),
+    );
+  lines.push(field('Backends', byPhase(data.backends)));
+  if (sessions) lines.push(field('Sessions', `${sessions.active_sessions} active, ${sessions.sessions.length} in all`));
+  if (caps)
+    lines.push(field('Catalog', `${caps.tools.filter((t) => !t.filtered).length} tools, ${caps.resources.length} resources, ${caps.prompts.length} prompts`));
+  if (skills) lines.push(field('Skills', `${skills.skills.filter((s) => s.status === 'enabled').length} enabled of ${skills.skills.length}`));
+  return lines;
+}
+
+/** `Ready 2 (alpha, beta)  Failed 1 (gamma)`, in lifecycle order, each phase in its colour. */
+function byPhase(backends: Array<{ name: string; phase: string }>): Line {
+  if (backends.length === 0) return [seg('none configured', { dim: true })];
+  const phases = backends.map((b) => b.phase);
+  const order = [...PHASES, ...new Set(phases.filter((p) => !(PHASES as readonly string[]).includes(p)))];
+  const out: Line = [];
+  for (const phase of order) {
+    const names = backends.filter((b) => b.phase === phase).map((b) => b.name);
+    if (names.length === 0) continue;
+    if (out.length) out.push(seg('  '));
+    out.push(seg(`${phase} ${names.length}`, { color: toneOf(phase) }), seg(` (${names.sort().join(', ')})`));
+  }
+  return out;
+}
+
+function recentEvents({ data }: PageContext): Line[] {
+  if (data.events.length === 0) return [line(seg('none yet', { dim: true }))];
+  return eventLines(data.events.slice(0, 50));
+}

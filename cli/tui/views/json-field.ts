@@ -1,0 +1,38 @@
+/** Arguments typed as JSON on a page's field: a skeleton from a JSON Schema, and parsing with a clear error. */
+
+/** `{"a": "", "n": 0}`: every property of the schema with its default, or an empty value of its type. */
+export function argumentSkeleton(schema: Record<string, unknown> | undefined): string {
+  const props = (schema?.properties ?? {}) as Record<string, { type?: unknown; default?: unknown }>;
+  const out: Record<string, unknown> = {};
+  for (const [name, p] of Object.entries(props)) out[name] = p.default === undefined ? emptyOf(p.type) : (p.default as unknown);
+  return JSON.stringify(out);
+}
+
+function emptyOf(type: unknown): unknown {
+  const t: unknown = Array.isArray(type) ? (type as unknown[])[0] : type;
+  switch (t) {
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return '';
+  }
+}
+
+/** The object the text holds, or an error message. */
+export function parseArguments(text: string): { value: Record<string, unknown> } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.trim() || '{}');
+  } catch (err) {
+    return { error: `Arguments are not JSON: ${(err as Error).message}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'Arguments must be a JSON object, like {"name": "value"}' };
+  return { value: value as Record<string, unknown> };
+}

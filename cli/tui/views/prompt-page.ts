@@ -1,0 +1,60 @@
+/** A prompt: its arguments; Enter edits them (JSON) and gets it over MCP (the management API has no prompts route). */
+import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import { withMcpClient } from '../../client/mcp-session.js';
+import type { PageContext, PageSpec } from '../page-spec.js';
+import { field, line, seg, textLines, type Line } from '../text.js';
+import { column } from './format.js';
+import { contentLines, type ContentItem } from './content-lines.js';
+import { parseArguments } from './json-field.js';
+
+export const promptPage: PageSpec = {
+  title: (ctx) => `Prompts › ${ctx.page.subject}`,
+  open: (ctx) => {
+    if (ctx.page.field !== undefined) return;
+    const args = promptOf(ctx)?.arguments ?? [];
+    ctx.tui.updatePage(ctx.page.id, { field: JSON.stringify(Object.fromEntries(args.map((a) => [String(a.name), '']))) });
+  },
+  lines: (ctx) => {
+    const p = promptOf(ctx);
+    if (!p) return [line(seg(`No prompt named ${ctx.page.subject} (any more).`, { color: 'yellow' }))];
+    const out: Line[] = [field('Name', seg(p.name, { bold: true })), field('Backend', p.backend)];
+    out.push(...textLines(p.description, ctx.width - 12).map((l, i) => field(i === 0 ? 'Description' : '', l)));
+    out.push([], line(seg('Arguments', { bold: true })));
+    if (p.arguments.length === 0) out.push(line(seg('none', { dim: true })));
+    for (const a of p.arguments)
+      out.push(
+        line(column(String(a.name), 20), seg(a.required ? 'required  ' : 'optional  ', { dim: true }), typeof a.description === 'string' ? a.description : ''),
+      );
+    out.push([], field('Values', seg(ctx.page.field ?? '{}', { color: 'cyan' })), [], line(seg('Messages', { bold: true })));
+    if (ctx.page.busy) out.push(line(seg('Getting…', { dim: true })));
+    else if (ctx.page.result) out.push(...ctx.page.result.lines);
+    else out.push(line(seg('Press Enter to fill in the arguments and get the prompt.', { dim: true })));
+    return out;
+  },
+  bindings: () => [
+    { keys: ['enter', 'e'], label: 'edit arguments, then get', run: (ctx) => ctx.tui.editField(ctx.page, 'arguments> ', ctx.page.field ?? '{}') },
+  ],
+  submit: (ctx, text) => {
+    ctx.tui.updatePage(ctx.page.id, { field: text });
+    const args = parseArguments(text);
+    if ('error' in args) return ctx.tui.flash(args.error, 'error');
+    const values = Object.fromEntries(Object.entries(args.value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    const name = ctx.page.subject ?? '';
+    ctx.tui.request(
+      ctx.page,
+      () => withMcpClient(ctx.tui.client.baseUrl, (client) => client.getPrompt({ name, arguments: values })),
+      (r: GetPromptResult) => ({ lines: messageLines(r, ctx.width) }),
+    );
+  },
+};
+
+function promptOf(ctx: PageContext) {
+  return ctx.data.capabilities?.prompts.find((p) => p.name === ctx.page.subject);
+}
+
+function messageLines(r: GetPromptResult, width: number): Line[] {
+  const out: Line[] = [];
+  if (r.description) out.push(line(seg(r.description, { dim: true })));
+  for (const m of r.messages) out.push(line(seg(`[${m.role}]`, { color: 'magenta', bold: true })), ...contentLines([m.content as ContentItem], width));
+  return out;
+}

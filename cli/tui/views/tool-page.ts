@@ -1,0 +1,57 @@
+/** A tool: its description and input schema; Enter edits the arguments (JSON) and calls it, showing the result and `isError`. */
+import type { PageContext, PageSpec } from '../page-spec.js';
+import { field, line, seg, textLines, type Line } from '../text.js';
+import { argumentSkeleton, parseArguments } from './json-field.js';
+import { contentLines } from './content-lines.js';
+
+export const toolPage: PageSpec = {
+  title: (ctx) => `Tools › ${ctx.page.subject}`,
+  open: (ctx) => {
+    if (ctx.page.field === undefined) ctx.tui.updatePage(ctx.page.id, { field: argumentSkeleton(toolOf(ctx)?.input_schema) });
+  },
+  lines: (ctx) => {
+    const tool = toolOf(ctx);
+    if (!tool) return [line(seg(`No tool named ${ctx.page.subject} (any more).`, { color: 'yellow' }))];
+    const out: Line[] = [field('Name', seg(tool.name, { bold: true })), field('Backend', `${tool.backend} (as ${tool.original_name})`)];
+    out.push(...textLines(tool.description, ctx.width - 12).map((l, i) => field(i === 0 ? 'Description' : '', l)));
+    // Arguments and result first: they are what changes, and must not hide below the fold.
+    out.push(field('Arguments', seg(ctx.page.field ?? '{}', { color: 'cyan' })));
+    out.push([], line(seg('Result', { bold: true })));
+    if (ctx.page.busy) out.push(line(seg('Calling…', { dim: true })));
+    else if (ctx.page.result) out.push(...ctx.page.result.lines);
+    else out.push(line(seg(ctx.ui.readOnly ? 'Read-only: calls are off.' : 'Press Enter to edit the arguments and call the tool.', { dim: true })));
+    out.push([], line(seg('Input schema', { bold: true })), ...textLines(JSON.stringify(tool.input_schema, null, 2), ctx.width, { color: 'gray' }));
+    return out;
+  },
+  bindings: () => [
+    {
+      keys: ['enter', 'e'],
+      label: 'edit arguments, then call',
+      action: true,
+      run: (ctx) => ctx.tui.editField(ctx.page, 'arguments> ', ctx.page.field ?? '{}'),
+    },
+    { keys: ['c'], label: 'call with these arguments', action: true, run: (ctx) => call(ctx, ctx.page.field ?? '{}') },
+  ],
+  submit: (ctx, text) => {
+    ctx.tui.updatePage(ctx.page.id, { field: text });
+    call(ctx, text);
+  },
+};
+
+function toolOf(ctx: PageContext) {
+  return ctx.data.capabilities?.tools.find((t) => t.name === ctx.page.subject);
+}
+
+function call(ctx: PageContext, text: string): void {
+  const args = parseArguments(text);
+  if ('error' in args) return ctx.tui.flash(args.error, 'error');
+  const name = ctx.page.subject ?? '';
+  ctx.tui.request(
+    ctx.page,
+    () => ctx.tui.client.callTool(name, args.value),
+    (r) => ({
+      lines: [field('isError', seg(String(r.isError), { color: r.isError ? 'red' : 'green', bold: true })), ...contentLines(r.content, ctx.width)],
+      failed: r.isError,
+    }),
+  );
+}

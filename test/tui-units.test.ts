@@ -1,0 +1,249 @@
+/**
+ * The TUI's pure parts: decoding terminal input into keystrokes, editing a
+ * line, the `:` commands, fitting columns, and the servers file (spec 2.1)
+ * with the list of servers built from it, --server and the local sessions.
+ */
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeKeys, keyMatches } from '../cli/tui/keys.js';
+import { bufferOf, editLine, type LineBuffer } from '../cli/tui/line-editor.js';
+import { completeCommand, resolveCommand } from '../cli/tui/commands.js';
+import { fitColumns, fitText } from '../cli/tui/columns.js';
+import { mergeEvents } from '../cli/tui/data/live-gateway.js';
+import { argumentSkeleton, parseArguments } from '../cli/tui/views/json-field.js';
+import {
+  defaultServersFilePath,
+  readServersFile,
+  ServersFileError,
+  withActive,
+  withServer,
+  withoutServer,
+  writeServersFile,
+} from '../cli/servers/servers-file.js';
+import { serverChoices } from '../cli/servers/server-choices.js';
+import { claimSession } from '../cli/sessions/session-files.js';
+
+const names = (data: string) => decodeKeys(data).map((k) => (k.ctrl ? `ctrl+${k.name}` : k.name));
+
+describe('keystrokes', () => {
+  it('splits runs of characters, control characters and escape sequences into single keys, in order', () => {
+    expect(names('jjk')).toEqual(['j', 'j', 'k']);
+    expect(names('ab\r')).toEqual(['a', 'b', 'return']);
+    expect(names('x\x7f\b')).toEqual(['x', 'backspace', 'backspace']);
+    expect(names('\x12\x03\t')).toEqual(['ctrl+r', 'ctrl+c', 'tab']);
+    expect(names('\x1b')).toEqual(['escape']);
+    expect(names('\x1b:')).toEqual(['escape', ':']);
+    expect(names('\x1bq')).toEqual(['escape', 'q']);
+    expect(names('\x1b\x1b')).toEqual(['escape', 'escape']);
+    expect(names('\x1b[A')).toEqual(['up']);
+    expect(names('\x1bOB')).toEqual(['down']);
+    expect(names('\x1b[1;5C')).toEqual(['right']);
+    expect(names('\x1b[5~')).toEqual(['pageup']);
+    expect(names('\x1b[6~')).toEqual(['pagedown']);
+    expect(names('\x1b[H')).toEqual(['home']);
+    expect(names('\x1b[4~')).toEqual(['end']);
+    expect(names('\x1b[3~')).toEqual(['delete']);
+    expect(names('\x1b[Z')).toEqual(['backtab']);
+    expect(names('a\x1b[Ab\x1b[6~\x1b')).toEqual(['a', 'up', 'b', 'pagedown', 'escape']);
+    expect(decodeKeys('ä€😀').map((k) => k.text)).toEqual(['ä', '€', '😀']);
+  });
+
+  it('matches binding specs', () => {
+    const [r] = decodeKeys('r');
+    const [ctrlR] = decodeKeys('\x12');
+    const [enter] = decodeKeys('\r');
+    const [G] = decodeKeys('G');
+    expect(keyMatches(r, 'r')).toBe(true);
+    expect(keyMatches(ctrlR, 'r')).toBe(false);
+    expect(keyMatches(ctrlR, 'ctrl+r')).toBe(true);
+    expect(keyMatches(enter, 'enter')).toBe(true);
+    expect(keyMatches(G, 'g')).toBe(false);
+    expect(keyMatches(G, 'G')).toBe(true);
+  });
+});
+
+describe('line editor', () => {
+  const type = (buf: LineBuffer, data: string) => decodeKeys(data).reduce((b, k) => editLine(b, k) ?? b, buf);
+
+  it('inserts at the cursor, moves, deletes backwards and forwards, and kills words and lines', () => {
+    let b = type(bufferOf(''), 'hello world');
+    expect(b).toEqual({ text: 'hello world', cursor: 11 });
+    b = type(b, '\x1b[D\x1b[D\x1b[D\x1b[D\x1b[D\x7f_');
+    expect(b.text).toBe('hello_world');
+    b = type(b, '\x01X\x05Y');
+    expect(b.text).toBe('Xhello_worldY');
+    b = type(b, '\x17');
+    expect(b).toEqual({ text: '', cursor: 0 });
+    b = type(bufferOf('one two three'), '\x17');
+    expect(b.text).toBe('one two ');
+    b = type(bufferOf('abc'), '\x01\x1b[3~');
+    expect(b).toEqual({ text: 'bc', cursor: 0 });
+    b = type(bufferOf('abc'), '\x1b[D\x0b');
+    expect(b.text).toBe('ab');
+    b = type(bufferOf('abc'), '\x1b[D\x15');
+    expect(b).toEqual({ text: 'c', cursor: 0 });
+    // Multi-unit characters move and delete as one.
+    b = type(bufferOf('a😀'), '\x7f');
+    expect(b.text).toBe('a');
+    expect(editLine(bufferOf('x'), decodeKeys('\r')[0])).toBeUndefined();
+  });
+});
+
+describe(': commands', () => {
+  it('resolves names, aliases and unique prefixes, and completes with Tab', () => {
+    expect(resolveCommand('backends')).toEqual({ view: 'backends' });
+    expect(resolveCommand('be')).toEqual({ view: 'backends' });
+    expect(resolveCommand('ev')).toEqual({ view: 'events' });
+    expect(resolveCommand('reg')).toEqual({ view: 'registry' });
+    expect(resolveCommand('q')).toEqual({ run: 'quit' });
+    expect(resolveCommand('se')).toBeUndefined(); // sessions or servers
+    expect(resolveCommand('nonsense')).toBeUndefined();
+    expect(completeCommand('ba')).toBe('backends');
+    expect(completeCommand('se')).toBe('se');
+    expect(completeCommand('ses')).toBe('sessions');
+    expect(completeCommand('re')).toBe('re');
+    expect(completeCommand('xyz')).toBe('xyz');
+  });
+});
+
+describe('columns', () => {
+  it('gives the flex column the room left; when too wide, shrinks the flex column first, then the widest', () => {
+    expect(fitColumns([4, 6, 10], 2, 40)).toEqual([4, 6, 26]);
+    expect(fitColumns([4, 6, 10], -1, 40)).toEqual([4, 6, 10]);
+    const narrow = fitColumns([10, 30, 40], 2, 50);
+    expect(narrow.reduce((a, b) => a + b, 0) + 4).toBe(50);
+    expect(narrow[0]).toBe(10);
+    // The flex column gives way first, down to 16 cells; then the widest.
+    expect(fitColumns([20, 8, 40], 2, 60)).toEqual([20, 8, 28]);
+    expect(fitColumns([30, 8, 40], 2, 50)).toEqual([22, 8, 16]);
+    expect(fitText('abcdef', 4)).toBe('abc…');
+    expect(fitText('ab', 4)).toBe('ab  ');
+    expect(fitText('日本語テキスト', 7)).toBe('日本語…');
+  });
+});
+
+describe('events and arguments', () => {
+  const ev = (id: string, timestamp: string) => ({ id, timestamp, stage: 'connected', message: '', severity: 'info', backend: 'b', details: {} });
+  it('merges event lists newest first, keeping equal ids of different gateway runs apart', () => {
+    const merged = mergeEvents(
+      [ev('2', '2026-01-01T00:00:02Z'), ev('1', '2026-01-01T00:00:01Z')],
+      [ev('2', '2026-01-01T00:00:02Z'), ev('1', '2026-01-01T00:01:00Z')],
+    );
+    expect(merged.map((e) => `${e.id}@${e.timestamp.slice(14, 19)}`)).toEqual(['1@01:00', '2@00:02', '1@00:01']);
+  });
+
+  it('makes an argument skeleton from a JSON Schema and parses typed arguments', () => {
+    expect(
+      argumentSkeleton({ properties: { a: { type: 'string' }, n: { type: 'integer' }, f: { type: 'boolean', default: true }, l: { type: 'array' } } }),
+    ).toBe('{"a":"","n":0,"f":true,"l":[]}');
+    expect(argumentSkeleton(undefined)).toBe('{}');
+    expect(parseArguments('{"a": 1}')).toEqual({ value: { a: 1 } });
+    expect(parseArguments('')).toEqual({ value: {} });
+    expect(parseArguments('[1]')).toEqual({ error: 'Arguments must be a JSON object, like {"name": "value"}' });
+    expect(parseArguments('{a')).toMatchObject({ error: expect.stringMatching(/^Arguments are not JSON/) });
+  });
+});
+
+describe('servers file', () => {
+  const tmp = () => mkdtempSync(join(tmpdir(), 'gw-servers-'));
+
+  it('lives in $XDG_CONFIG_HOME/mcp-gateway, else ~/.config/mcp-gateway', () => {
+    expect(defaultServersFilePath({ XDG_CONFIG_HOME: '/x' })).toBe('/x/mcp-gateway/servers.json');
+    expect(defaultServersFilePath({ HOME: '/home/me' })).toBe('/home/me/.config/mcp-gateway/servers.json');
+  });
+
+  it('reads, adds, activates and removes, writing mode 0600 even over a looser file', () => {
+    const dir = tmp();
+    const path = join(dir, 'nested', 'servers.json');
+    expect(readServersFile(path)).toEqual({ servers: [] });
+    let file = withServer({ servers: [] }, { name: 'dev', url: '127.0.0.1:9100/mcp', token: 't0k' });
+    file = withActive(withServer(file, { name: 'prod', url: 'https://gw.example.com/manage/v1' }), 'prod');
+    writeServersFile(path, file);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'nested')).mode & 0o777).toBe(0o700);
+    expect(readServersFile(path)).toEqual({
+      servers: [
+        { name: 'dev', url: 'http://127.0.0.1:9100', token: 't0k' },
+        { name: 'prod', url: 'https://gw.example.com' },
+      ],
+      active: 'prod',
+    });
+    chmodSync(path, 0o644);
+    writeServersFile(path, withoutServer(readServersFile(path), 'prod'));
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ servers: [{ name: 'dev', url: 'http://127.0.0.1:9100', token: 't0k' }] });
+
+    expect(() => withServer(readServersFile(path), { name: 'dev', url: 'http://x' })).toThrow('A server named "dev" is already in the file');
+    expect(() => withServer(readServersFile(path), { name: 'bad', url: 'ftp://x' })).toThrow('Invalid server URL: ftp://x (http or https only)');
+    expect(() => withServer(readServersFile(path), { name: 'two words', url: 'http://x' })).toThrow(/Invalid server name/);
+    expect(() => withActive(readServersFile(path), 'nope')).toThrow('No server named "nope" in the file');
+  });
+
+  it('refuses a broken file with its path and the problem', () => {
+    const dir = tmp();
+    const path = join(dir, 'servers.json');
+    writeFileSync(path, '{ not json');
+    expect(() => readServersFile(path)).toThrow(ServersFileError);
+    expect(() => readServersFile(path)).toThrow(new RegExp(`^Servers file ${path}: not JSON`));
+    writeFileSync(path, JSON.stringify({ servers: [{ name: 'a' }] }));
+    expect(() => readServersFile(path)).toThrow(/\/servers\/0\/url/);
+    writeFileSync(
+      path,
+      JSON.stringify({
+        servers: [
+          { name: 'a', url: 'http://a' },
+          { name: 'a', url: 'http://b' },
+        ],
+      }),
+    );
+    expect(() => readServersFile(path)).toThrow('two servers are named "a"');
+  });
+
+  it('offers the file, --server and the running local sessions, and picks the active one', () => {
+    const state = tmp();
+    const env = { GATEWAY_STATE_DIR: state, GATEWAY_MGMT_TOKEN: 'env-token' };
+    const file = {
+      servers: [
+        { name: 'dev', url: 'http://127.0.0.1:9100', token: 'dev-token' },
+        { name: 'prod', url: 'http://127.0.0.1:9200' },
+      ],
+      active: 'prod',
+    };
+    // This test process stands in for a running gateway session (it started before now).
+    const started = new Date().toISOString();
+    expect(
+      claimSession({ name: 'local', pid: process.pid, host: '127.0.0.1', port: 9300, config: '/c.yaml', log_file: '/l.log', started_at: started }, env),
+    ).toEqual({
+      claimed: true,
+    });
+
+    const fromFile = serverChoices({ file, env });
+    expect(fromFile.active).toMatchObject({ name: 'prod', source: 'file', token: 'env-token' });
+    expect(fromFile.choices.map((c) => [c.name, c.source, c.token])).toEqual([
+      ['dev', 'file', 'dev-token'],
+      ['prod', 'file', 'env-token'],
+      ['session/local', 'session', 'env-token'],
+    ]);
+    expect(fromFile.choices[2]).toMatchObject({ url: 'http://127.0.0.1:9300', logFile: '/l.log' });
+
+    // --server naming a URL of the file picks that entry; --token then wins for it.
+    expect(serverChoices({ file, server: '127.0.0.1:9100', token: 'flag-token', env }).active).toMatchObject({ name: 'dev', token: 'flag-token' });
+    // Another URL is added as its own entry.
+    const adhoc = serverChoices({ file, server: 'http://127.0.0.1:9999/mcp', env });
+    expect(adhoc.active).toMatchObject({ name: '127.0.0.1:9999', url: 'http://127.0.0.1:9999', source: 'flag' });
+    // No file: the default session's URL, else the fallback.
+    expect(serverChoices({ file: { servers: [] }, env: { GATEWAY_STATE_DIR: tmp() } }).active).toMatchObject({
+      url: 'http://127.0.0.1:9000',
+      source: 'default',
+    });
+    expect(serverChoices({ file: { servers: [] }, env: { GATEWAY_STATE_DIR: tmp(), GATEWAY_URL: 'http://10.0.0.1:1' } }).active).toMatchObject({
+      url: 'http://10.0.0.1:1',
+    });
+    // No file and nothing naming a server, but a local session runs: that session, not the fallback URL.
+    const noFile = serverChoices({ file: { servers: [] }, env });
+    expect(noFile.active).toMatchObject({ name: 'session/local', url: 'http://127.0.0.1:9300', source: 'session' });
+    expect(noFile.choices.map((c) => c.source)).toEqual(['session']);
+  });
+});
