@@ -33,6 +33,8 @@ export class OrderedDeliveryTransport implements Transport {
   /** A notification was delivered in this event-loop turn (reset on the next turn). */
   private notifiedThisTurn = false;
   private drainScheduled = false;
+  /** The last notification or answer sent; the next one waits for it. */
+  private outgoing: Promise<void> = Promise.resolve();
 
   constructor(readonly inner: Transport) {
     inner.onmessage = (message, extra) => this.push({ message, extra });
@@ -53,8 +55,19 @@ export class OrderedDeliveryTransport implements Transport {
     return this.inner.start();
   }
 
+  /**
+   * Notifications and answers to the backend's own requests leave in order:
+   * over streamable HTTP each is its own POST, and two POSTs in flight can
+   * arrive in either order, so a progress notification could land after the
+   * answer it belongs to (and the backend's SDK would drop it). Each waits for
+   * the one before it to be accepted (a 202, at once); requests, whose POST
+   * may stay open until their result, are never held back.
+   */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.inner.send(message, options);
+    if ('method' in message && 'id' in message) return this.inner.send(message, options);
+    const sent = this.outgoing.then(() => this.inner.send(message, options));
+    this.outgoing = sent.catch(() => undefined);
+    return sent;
   }
 
   close(): Promise<void> {

@@ -14,6 +14,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { Gateway, type GatewayOptions } from '../../api/gateway.js';
 import { createLogger } from '../../runtime/observability/logging/logger.js';
 import type { EventRecord } from '../../schemas/records.js';
+import { OrderedDeliveryTransport } from '../../runtime/transports/ordered-delivery.js';
 
 export interface Harness {
   gateway: Gateway;
@@ -65,7 +66,10 @@ export async function startGateway(config: Record<string, unknown>, opts: Gatewa
     async connect({ transport = 'streamable-http', capabilities = {} } = {}) {
       const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities });
       const t = transport === 'sse' ? new SSEClientTransport(new URL(`${gateway.url}/sse`)) : new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`));
-      await client.connect(t);
+      // The SDK client can drop a progress notification read in the same chunk as its result (a race in the
+      // SDK's own Protocol, on the client's side of the wire); wrapped as the gateway wraps its backends, the
+      // tests see what the gateway sent. test/notification-order.test.ts checks the wire order itself.
+      await client.connect(new OrderedDeliveryTransport(t));
       clients.push(client);
       return client;
     },
