@@ -15,7 +15,7 @@ import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { GatewayError } from '../schemas/errors.js';
 import { httpStatusOf, errorBody } from '../api/error-mapping.js';
 import type { EventRecord } from '../schemas/records.js';
-import { isAlive, stdioFixture, whoami } from './helpers/core-util.js';
+import { isAlive, stdioFixture, waitFor, whoami } from './helpers/core-util.js';
 
 const stdio = stdioFixture;
 
@@ -111,6 +111,8 @@ describe('controller hot reload', () => {
   });
 
   it('an invalid edit changes nothing; the errors are in the answer and in an event', async () => {
+    // The first health check after (re)connecting writes the record; let it land before taking the snapshot.
+    await waitFor(() => h.gateway.controller.backendRecords().every((r) => r.health.status !== 'unknown'), 'every backend checked once');
     const running = h.gateway.controller.config;
     const records = JSON.stringify(h.gateway.controller.backendRecords());
     const pids = ['keep', 'change', 'filt', 'fresh'].map(pidOf);
