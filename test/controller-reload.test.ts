@@ -41,6 +41,8 @@ describe('controller hot reload', () => {
     base = {
       feature_flags: { hot_reload: true },
       controller: { reload_debounce_ms: 50, backoff_initial_ms: 100, backoff_max_ms: 1000 },
+      // Only the first check after each connect: a periodic one would rewrite records a test compares.
+      health: { interval_s: 3600 },
     };
     h = await startGateway(config(initialBackends));
     // The harness adds these to the first write; later writes must carry them too.
