@@ -12,6 +12,11 @@ import { bufferOf, editLine, type LineBuffer } from '../cli/tui/line-editor.js';
 import { completeCommand, resolveCommand } from '../cli/tui/commands.js';
 import { fitColumns, fitText } from '../cli/tui/columns.js';
 import { mergeEvents } from '../cli/tui/data/live-gateway.js';
+import { createElement } from 'react';
+import { render } from 'ink-testing-library';
+import { terminalSafe } from '../cli/output/terminal-safe.js';
+import { cellText } from '../cli/tui/filter.js';
+import { StyledLine } from '../cli/tui/components/styled-line.js';
 import { argumentSkeleton, parseArguments } from '../cli/tui/views/json-field.js';
 import {
   defaultServersFilePath,
@@ -245,5 +250,17 @@ describe('servers file', () => {
     const noFile = serverChoices({ file: { servers: [] }, env });
     expect(noFile.active).toMatchObject({ name: 'session/local', url: 'http://127.0.0.1:9300', source: 'session' });
     expect(noFile.choices.map((c) => c.source)).toEqual(['session']);
+  });
+});
+
+describe('backend text on the terminal', () => {
+  it('drops escape sequences and shows other control characters as "?", keeping newlines and tabs', () => {
+    const hostile = 'a\u001b]52;c;aGVsbG8=\u0007b\u001b[2Jc\rd\u0000e\u009bf\tg\nh';
+    expect(terminalSafe(hostile)).toBe('abc?d?e\tg\nh'); // \u009b is a CSI introducer: it takes the 'f' with it
+    expect(cellText({ text: 'x\u001b]0;title\u0007y' })).toBe('xy');
+    const drawn = render(createElement(StyledLine, { line: [{ text: 'stderr: \u001b]52;c;aGVsbG8=\u0007done\rX' }] }));
+    expect(drawn.lastFrame()).toContain('stderr: done?X');
+    expect(drawn.lastFrame()).not.toContain(']52;');
+    drawn.unmount();
   });
 });

@@ -2,6 +2,7 @@
 import { Box, Text } from 'ink';
 import type { Overlay } from '../ui-state.js';
 import { StyledLine } from './styled-line.js';
+import { terminalSafe } from '../../output/terminal-safe.js';
 
 type DialogOverlay = Exclude<Overlay, { kind: 'help' }>;
 
@@ -20,7 +21,7 @@ export function Dialog({ overlay, width, height }: { overlay: DialogOverlay; wid
         <Text bold color={confirm ? 'yellow' : 'cyan'}>
           {confirm ? 'Confirm' : overlay.title}
         </Text>
-        {confirm ? <Text>{overlay.message}</Text> : overlay.lines.map((l, i) => <StyledLine key={i} line={l} />)}
+        {confirm ? <Text>{terminalSafe(overlay.message)}</Text> : overlay.lines.map((l, i) => <StyledLine key={i} line={l} />)}
         <Text dimColor>{confirm ? 'y / Enter: yes    n / Esc: no' : 'Esc / Enter: close'}</Text>
       </Box>
     </Box>

@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import type { Flash, InputState } from '../ui-state.js';
 import { commandCandidates } from '../commands.js';
 import { keyLabel } from '../keys.js';
+import { terminalSafe } from '../../output/terminal-safe.js';
 
 interface Props {
   input?: InputState;
@@ -55,7 +56,7 @@ function masked(input: InputState): string {
 function FlashLine({ flash }: { flash: Flash }) {
   return (
     <Text color={flash.level === 'error' ? 'red' : 'green'} wrap="truncate-end">
-      {flash.text}
+      {terminalSafe(flash.text)}
     </Text>
   );
 }

@@ -1,0 +1,16 @@
+/**
+ * Text from a backend (its stderr, results, descriptions, event messages) is
+ * not trusted with the terminal: escape sequences could set the title, write
+ * the clipboard (OSC 52) or clear the screen, and a bare carriage return
+ * could overwrite what is drawn. Newlines and tabs stay; every other control
+ * character becomes a visible "?" so nothing disappears silently.
+ */
+import { stripVTControlCharacters } from 'node:util';
+
+// C0 controls except \t and \n, DEL, and the C1 range.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+export function terminalSafe(text: string): string {
+  return stripVTControlCharacters(text).replace(CONTROL, '?');
+}
