@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { OrderedDeliveryTransport } from '../runtime/transports/ordered-delivery.js';
+import { OrderedDeliveryTransport, ORDERED_SEND_WAIT_MS } from '../runtime/transports/ordered-delivery.js';
 
 /** Records when each send starts; each completes only when `finish(i)` is called. */
 function slowInner() {
@@ -71,5 +71,18 @@ describe('OrderedDeliveryTransport.send', () => {
     await expect(t.send(progress(1))).rejects.toThrow('POST failed');
     await t.send(progress(2));
     expect(sent).toEqual([progress(2)]);
+  });
+});
+
+describe('OrderedDeliveryTransport.send, a send that never completes', () => {
+  it('holds the next notification back only for a bounded time', async () => {
+    const { inner, started } = slowInner();
+    const t = new OrderedDeliveryTransport(inner);
+    void t.send(progress(1)); // never finished
+    void t.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } });
+    await tick();
+    expect(started).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, ORDERED_SEND_WAIT_MS + 200));
+    expect(started.at(-1)).toMatchObject({ method: 'notifications/cancelled' });
   });
 });

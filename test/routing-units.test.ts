@@ -224,7 +224,7 @@ describe('session store', () => {
     store.add(idle);
     store.add(busy);
     idle.lastActivity = busy.lastActivity = Date.now() - 5000;
-    busy.begin(1, new AbortController().signal);
+    const handling = busy.begin(1, new AbortController().signal);
     expect(store.records().map((r) => [r.id, r.expired])).toEqual([
       ['idle', true],
       ['busy', false],
@@ -232,7 +232,9 @@ describe('session store', () => {
     expect(await store.reapExpired()).toBe(1);
     expect(store.get('idle')).toBeUndefined();
     expect(store.get('busy')).toBe(busy);
-    busy.end(1);
+    busy.end(1, new AbortController().signal); // another request's signal: not this one's end
+    expect(store.records()[0]!.expired).toBe(false);
+    busy.end(1, handling);
     expect(store.records()[0]!.expired).toBe(true);
   });
 

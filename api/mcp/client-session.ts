@@ -58,9 +58,10 @@ export class ClientSession {
     return controller.signal;
   }
 
-  end(id: RequestId): void {
+  /** `signal` is what begin() returned: a client that reused an id must not lose the newer request's relay. */
+  end(id: RequestId, signal: AbortSignal): void {
     const h = this.handling.get(id);
-    if (!h) return;
+    if (!h || h.controller.signal !== signal) return;
     this.handling.delete(id);
     h.sdkSignal.removeEventListener('abort', h.relay);
   }

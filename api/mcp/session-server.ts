@@ -63,7 +63,7 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
     } catch (err) {
       throw toJsonRpcError(signal.aborted ? new RequestCancelledError(abortReasonText(signal.reason)) : err);
     } finally {
-      current.end(request.id);
+      current.end(request.id, signal);
       current.touch();
     }
   };

@@ -8,8 +8,6 @@ import Docker from 'dockerode';
 import { describeEndpoint, endpointCandidates, endpointPresent, modemOptions, pingDaemon, DAEMON_PING_TIMEOUT_MS, type Endpoint } from './runtime-endpoint.js';
 import { daemonMessage } from './errors.js';
 
-/** A ping that takes longer than this counts as no answer. */
-
 export type RuntimeName = 'podman' | 'docker';
 
 export interface ContainerRuntime {

@@ -17,6 +17,9 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 
+/** The longest a notification or answer waits for the one sent before it. */
+export const ORDERED_SEND_WAIT_MS = 1000;
+
 type Item = { message: JSONRPCMessage; extra?: MessageExtraInfo } | 'close';
 
 const isResponse = (m: JSONRPCMessage): boolean => 'result' in m || 'error' in m;
@@ -60,13 +63,22 @@ export class OrderedDeliveryTransport implements Transport {
    * over streamable HTTP each is its own POST, and two POSTs in flight can
    * arrive in either order, so a progress notification could land after the
    * answer it belongs to (and the backend's SDK would drop it). Each waits for
-   * the one before it to be accepted (a 202, at once); requests, whose POST
-   * may stay open until their result, are never held back.
+   * the one before it to be accepted (a 202, at once), but never longer than
+   * ORDERED_SEND_WAIT_MS: a POST that hangs must not hold back every later
+   * notification (a cancellation among them). Requests, whose POST may stay
+   * open until their result, are never held back.
    */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if ('method' in message && 'id' in message) return this.inner.send(message, options);
     const sent = this.outgoing.then(() => this.inner.send(message, options));
-    this.outgoing = sent.catch(() => undefined);
+    this.outgoing = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ORDERED_SEND_WAIT_MS);
+      timer.unref();
+      sent.then(
+        () => (clearTimeout(timer), resolve()),
+        () => (clearTimeout(timer), resolve()),
+      );
+    });
     return sent;
   }
 

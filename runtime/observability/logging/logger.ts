@@ -109,12 +109,18 @@ function bufferedDestination(dest: number | string, extra: { mkdir?: boolean } =
   bufferedStreams.add(stream);
   // SonicBoom's flush() writes even when nothing is buffered (a zero-byte write on the
   // thread pool, and a wake-up when it completes): flush only after something was written.
+  // A flush during a write in progress does nothing, and lines added meanwhile stay
+  // buffered: so each completed write counts as "something written" too, and the next
+  // tick flushes what it left behind (one zero-byte flush per burst, not one per tick).
   let written = false;
   const write = stream.write.bind(stream);
   stream.write = (data: string) => {
     written = true;
     return write(data);
   };
+  stream.on('write', (bytes: number) => {
+    if (bytes > 0) written = true;
+  });
   const timer = setInterval(() => {
     if (!written) return;
     written = false;
