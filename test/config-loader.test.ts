@@ -304,3 +304,23 @@ describe('config: file lookup', () => {
     expect(() => locateConfigFile('missing.yaml', dir)).toThrow(/not found.*missing\.yaml/);
   });
 });
+
+describe('config: OAuth client keys', () => {
+  it('a private_key that cannot sign is a config error at its key path and line, not a connect failure later', () => {
+    const { problems } = problemsOf(
+      `
+backends:
+  remote:
+    type: streamable-http
+    url: http://127.0.0.1:1/mcp
+    auth:
+      type: oauth
+      grant: client_credentials
+      client_id: machine
+      private_key: \${KEY}
+`,
+      { KEY: 'not a key at all' },
+    );
+    expect(problemAt(problems, 'backends.remote.auth')).toMatchObject({ message: expect.stringMatching(/not a PEM private key/), line: expect.any(Number) });
+  });
+});

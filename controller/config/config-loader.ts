@@ -16,10 +16,12 @@ import {
   DEFAULT_TIMEOUTS,
   type GatewayConfig,
   type BackendType,
+  type BackendSpec,
 } from '../../schemas/config.js';
 import { ConfigError, type ConfigProblem } from '../../schemas/errors.js';
 import { expandEnv } from './env-expand.js';
 import { mapStrings } from '../../runtime/map-strings.js';
+import { privateKeyJwtAuth } from '../../runtime/auth/private-key-jwt.js';
 
 export interface LoadedConfig {
   config: GatewayConfig;
@@ -147,8 +149,20 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
     }
     const validate = validateBackendByType[type as BackendType];
     if (!validate(spec)) problems.push(...validate.errors!.map((e) => toProblem(e, base)));
+    else problems.push(...clientKeyProblems(name, spec as BackendSpec));
   }
   return problems;
+}
+
+/** A private_key_jwt setup that cannot sign (no client_id, not a private key, an unusable key type) is a config error, not a connect failure later. */
+function clientKeyProblems(name: string, spec: BackendSpec): ConfigProblem[] {
+  if (spec.type === 'stdio' || spec.auth?.type !== 'oauth') return [];
+  try {
+    privateKeyJwtAuth(name, spec.auth);
+    return [];
+  } catch (err) {
+    return [{ path: `backends.${name}.auth`, message: (err as Error).message.replace(/^Backend '[^']*': /, '') }];
+  }
 }
 
 function toProblem(e: ErrorObject, base: string): ConfigProblem {
