@@ -14,6 +14,7 @@
  */
 import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
+import { isLoopbackHost } from '../runtime/net/loopback.js';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -74,13 +75,8 @@ function splitHost(value: string): { name: string; port?: string } {
 
 const bracket = (address: string) => (isIP(address) === 6 ? `[${address}]` : address);
 
-function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\./.test(h);
-}
-
 function defaultHosts(bindHost: string): string[] {
-  if (isLoopback(bindHost)) return LOOPBACK_NAMES;
+  if (isLoopbackHost(bindHost)) return LOOPBACK_NAMES;
   const bare = bindHost.replace(/^\[|\]$/g, '');
   if (bare === '0.0.0.0' || bare === '::') {
     // A wildcard bind is reachable at every address of the machine, by IP or by its own host name.

@@ -213,6 +213,7 @@ describe('servers file', () => {
       servers: [
         { name: 'dev', url: 'http://127.0.0.1:9100', token: 'dev-token' },
         { name: 'prod', url: 'http://127.0.0.1:9200' },
+        { name: 'remote', url: 'https://gateway.example.com' },
       ],
       active: 'prod',
     };
@@ -229,9 +230,11 @@ describe('servers file', () => {
     expect(fromFile.choices.map((c) => [c.name, c.source, c.token])).toEqual([
       ['dev', 'file', 'dev-token'],
       ['prod', 'file', 'env-token'],
+      // A remote entry without a token of its own is not sent the local fallback token.
+      ['remote', 'file', undefined],
       ['session/local', 'session', 'env-token'],
     ]);
-    expect(fromFile.choices[2]).toMatchObject({ url: 'http://127.0.0.1:9300', logFile: '/l.log' });
+    expect(fromFile.choices[3]).toMatchObject({ url: 'http://127.0.0.1:9300', logFile: '/l.log' });
 
     // --server naming a URL of the file picks that entry; --token then wins for it.
     expect(serverChoices({ file, server: '127.0.0.1:9100', token: 'flag-token', env }).active).toMatchObject({ name: 'dev', token: 'flag-token' });

@@ -9,6 +9,7 @@ import { readSessions } from '../sessions/session-files.js';
 import { sessionUrl } from '../sessions/session-record.js';
 import { FALLBACK_SERVER_URL, normaliseServerUrl, resolveServerUrl } from '../client/server-url.js';
 import type { ServersFile } from './servers-file.js';
+import { isLoopbackHost } from '../../runtime/net/loopback.js';
 
 export type ServerSource = 'file' | 'flag' | 'session' | 'default';
 
@@ -26,7 +27,7 @@ export interface ChoiceOptions {
   file: ServersFile;
   /** `--server`. */
   server?: string;
-  /** `--token`: for the `--server` URL, and for any server the file gives no token. */
+  /** `--token`: for the `--server` URL, and for any local (loopback) server the file gives no token. */
   token?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -35,12 +36,12 @@ export interface ChoiceOptions {
 export function serverChoices(opts: ChoiceOptions): { choices: ServerChoice[]; active: ServerChoice } {
   const env = opts.env ?? process.env;
   const fallbackToken = opts.token || env.GATEWAY_MGMT_TOKEN || undefined;
-  const choices: ServerChoice[] = opts.file.servers.map((s) => ({
-    name: s.name,
-    url: normaliseServerUrl(s.url),
-    token: s.token || fallbackToken,
-    source: 'file',
-  }));
+  // The fallback token is meant for the gateway named on the command line or this machine's:
+  // a remote entry of the file without a token of its own must not be sent it.
+  const choices: ServerChoice[] = opts.file.servers.map((s) => {
+    const url = normaliseServerUrl(s.url);
+    return { name: s.name, url, token: s.token || (isLoopbackHost(new URL(url).hostname) ? fallbackToken : undefined), source: 'file' };
+  });
   const known = (url: string) => choices.find((c) => c.url === url);
 
   let active: ServerChoice | undefined;
