@@ -322,5 +322,11 @@ backends:
       { KEY: 'not a key at all' },
     );
     expect(problemAt(problems, 'backends.remote.auth')).toMatchObject({ message: expect.stringMatching(/not a PEM private key/), line: expect.any(Number) });
+    // Where secrets are not resolved (config validate), a `secret:` reference is left for later.
+    expect(() =>
+      parseConfigText(
+        'backends:\n  remote:\n    type: sse\n    url: http://127.0.0.1:1/sse\n    auth: { type: oauth, client_id: machine, private_key: "secret:KEY" }\n',
+      ),
+    ).not.toThrow();
   });
 });

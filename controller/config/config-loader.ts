@@ -157,6 +157,8 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
 /** A private_key_jwt setup that cannot sign (no client_id, not a private key, an unusable key type) is a config error, not a connect failure later. */
 function clientKeyProblems(name: string, spec: BackendSpec): ConfigProblem[] {
   if (spec.type === 'stdio' || spec.auth?.type !== 'oauth') return [];
+  // A `secret:` reference not resolved here (`config validate`, a registry install) is checked once it is.
+  if (spec.auth.private_key?.includes('secret:')) return [];
   try {
     privateKeyJwtAuth(name, spec.auth);
     return [];

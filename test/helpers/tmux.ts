@@ -5,6 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { waitFor } from './core-util.js';
 
 export function tmuxAvailable(): boolean {
@@ -21,14 +24,20 @@ export const skipWithoutTmux = !tmuxAvailable() && process.env.CI !== 'true';
 
 export class TmuxTerminal {
   private readonly socket = `gw-test-${randomUUID().slice(0, 8)}`;
+  /**
+   * The program's exit status, written by the pane's shell: tmux 3.3a leaves
+   * #{pane_dead_status} empty for many exits (seen for a program that runs
+   * half a second), so it cannot be relied on.
+   */
+  private readonly statusFile = join(tmpdir(), `${this.socket}.status`);
 
   constructor(command: string, opts: { width?: number; height?: number; env?: Record<string, string> } = {}) {
     const env = Object.entries(opts.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    // Keep the pane after the program exits, so its last screen and exit status can still be read. Set
+    // Keep the pane after the program exits, so its last screen can still be read. Set
     // before the session starts, in the same tmux invocation: a program that exits at once is kept too.
     this.tmux(
       ...['start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';'],
-      ...['new-session', '-d', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 30), ...env, command],
+      ...['new-session', '-d', '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 30), ...env, `${command}; echo $? > ${this.statusFile}`],
     );
   }
 
@@ -80,16 +89,15 @@ export class TmuxTerminal {
     }
   }
 
-  /** Whether the program in the pane has exited. */
+  /** Whether the program in the pane has exited (its status is known). */
   exited(): boolean {
-    return this.tmux('display-message', '-p', '#{pane_dead}').trim() === '1';
+    return existsSync(this.statusFile) && /^\d+\n$/.test(readFileSync(this.statusFile, 'utf8'));
   }
 
-  /** The exit status of the program in the pane once it has exited. */
+  /** The exit status of the program in the pane once it has exited (128 + n when signal n ended it). */
   exitStatus(): number {
-    const status = this.tmux('display-message', '-p', '#{pane_dead_status}').trim();
-    if (!/^\d+$/.test(status)) throw new Error(`no exit status for the pane (got "${status}")`);
-    return Number(status);
+    if (!this.exited()) throw new Error('the program in the pane has not exited');
+    return Number(readFileSync(this.statusFile, 'utf8'));
   }
 
   /** Resizes the terminal (the program gets SIGWINCH). */
@@ -103,6 +111,7 @@ export class TmuxTerminal {
     } catch {
       // already gone
     }
+    rmSync(this.statusFile, { force: true });
   }
 
   private tmux(...args: string[]): string {
