@@ -12,17 +12,25 @@ type Schema = { properties?: Record<string, { type?: unknown }> } | undefined;
 export function buildArguments(pairs: string[] | undefined, json: string | undefined, schema?: Schema): Record<string, unknown> {
   let args: Record<string, unknown> = {};
   if (json !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch (err) {
-      throw new UsageFailure(`--json is not valid JSON: ${(err as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageFailure('--json must be a JSON object');
-    args = { ...(parsed as Record<string, unknown>) };
+    const parsed = parseJsonObject(json);
+    if ('notJson' in parsed) throw new UsageFailure(`--json is not valid JSON: ${parsed.notJson}`);
+    if ('notObject' in parsed) throw new UsageFailure('--json must be a JSON object');
+    args = { ...parsed.value };
   }
   for (const [key, value] of (pairs ?? []).map(splitPair)) args[key] = typed(value, schema?.properties?.[key]?.type);
   return args;
+}
+
+/** Tool arguments typed as JSON (here and in the TUI): an object, or why not (the parser's message, or not an object). */
+export function parseJsonObject(text: string): { value: Record<string, unknown> } | { notJson: string } | { notObject: true } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { notJson: (err as Error).message };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { notObject: true };
+  return { value: value as Record<string, unknown> };
 }
 
 /** Prompt arguments are strings by protocol. */

@@ -1,4 +1,5 @@
 /** Arguments typed as JSON on a page's field: a skeleton from a JSON Schema, and parsing with a clear error. */
+import { parseJsonObject } from '../../client-commands/tool-arguments.js';
 
 /** `{"a": "", "n": 0}`: every property of the schema with its default, or an empty value of its type. */
 export function argumentSkeleton(schema: Record<string, unknown> | undefined): string {
@@ -27,12 +28,8 @@ function emptyOf(type: unknown): unknown {
 
 /** The object the text holds, or an error message. */
 export function parseArguments(text: string): { value: Record<string, unknown> } | { error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text.trim() || '{}');
-  } catch (err) {
-    return { error: `Arguments are not JSON: ${(err as Error).message}` };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: 'Arguments must be a JSON object, like {"name": "value"}' };
-  return { value: value as Record<string, unknown> };
+  const parsed = parseJsonObject(text.trim() || '{}');
+  if ('notJson' in parsed) return { error: `Arguments are not JSON: ${parsed.notJson}` };
+  if ('notObject' in parsed) return { error: 'Arguments must be a JSON object, like {"name": "value"}' };
+  return parsed;
 }
