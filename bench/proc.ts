@@ -222,20 +222,27 @@ export function loadAverage(): number[] {
   return readFileSync('/proc/loadavg', 'utf8').trim().split(/\s+/).slice(0, 3).map(Number);
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { setTimeout as sleep } from 'node:timers/promises';
 
 /** Runs a bench script's main(): every child is killed when it ends, and the exit code says how. */
-export function runMain(main: () => Promise<void>): void {
-  main()
-    .then(() => {
-      killAll();
-      process.exit(0);
-    })
-    .catch((err) => {
+/** Runs a bench script: children killed and `cleanup` run however it ends (done, failed, Ctrl-C, SIGTERM). */
+export function runMain(main: () => Promise<void>, cleanup: () => void = () => {}): void {
+  const end = (code: number) => {
+    killAll();
+    try {
+      cleanup();
+    } catch {
+      // best effort: the exit code says how the run went
+    }
+    process.exit(code);
+  };
+  process.once('SIGINT', () => end(130));
+  process.once('SIGTERM', () => end(143));
+  main().then(
+    () => end(0),
+    (err: unknown) => {
       console.error(err);
-      killAll();
-      process.exit(1);
-    });
+      end(1);
+    },
+  );
 }

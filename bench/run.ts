@@ -26,7 +26,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { CLK_TCK, killAll, loadAverage, sleep, type Proc } from './proc.js';
+import { CLK_TCK, killAll, loadAverage, runMain, sleep, type Proc } from './proc.js';
 import { f, table } from './format.js';
 import { abandonSessions, BASE_TOLERANCE_MB, type AbandonResult } from './abandoned-sessions.js';
 import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
@@ -536,29 +536,4 @@ async function main(): Promise<void> {
   console.log(`\nload average after: ${results.machine.loadavg_after.join(' ')}; ${results.duration_s.toFixed(0)} s; results in ${file}`);
 }
 
-const cleanup = () => {
-  killAll();
-  try {
-    rmSync(work, { recursive: true, force: true });
-  } catch {
-    // best effort
-  }
-};
-process.once('SIGINT', () => {
-  cleanup();
-  process.exit(130);
-});
-process.once('SIGTERM', () => {
-  cleanup();
-  process.exit(143);
-});
-main()
-  .then(() => {
-    cleanup();
-    process.exit(0);
-  })
-  .catch((err) => {
-    console.error(err);
-    cleanup();
-    process.exit(1);
-  });
+runMain(main, () => rmSync(work, { recursive: true, force: true }));
