@@ -5,6 +5,9 @@
  *     scenario: mcp-sdk-http (default) | mcp-sdk-stdio | sse-sdk-http | sse-sdk-stdio |
  *               mcp-bench-http | mcp-bench-stdio (the cheap bench backend, passthrough calls)
  *     BENCH_AUDIT=0 runs both with the audit trail off.
+ *     `floor` in place of a build runs the bare node:http pass-through proxy
+ *     (bench/floor-proxy.ts) to the HTTP backend instead: the floor of any
+ *     Node process with two loopback hops (http scenarios through /mcp only).
  *
  * Both gateways run at once on the same backends; phases alternate A, B, A, B…
  * so that whatever else the machine is doing hits both alike. Prints each
@@ -15,7 +18,7 @@
 import { resolve } from 'node:path';
 import { f, table } from './format.js';
 import { runMain } from './proc.js';
-import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
+import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startFloorProxy, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -27,24 +30,31 @@ async function main(): Promise<void> {
   const [aArg, bArg, scenario = 'mcp-sdk-http', clientsArg = '16', roundsArg = '5', seconds = '3'] = process.argv.slice(2);
   if (!aArg || !bArg) throw new Error('usage: compare.js A_GATEWAY_JS B_GATEWAY_JS [scenario] [clients] [rounds] [seconds]');
   // The gateways run in their own directories: relative paths are the caller's.
-  const [aJs, bJs] = [resolve(aArg), resolve(bArg)];
+  const [aJs, bJs] = [aArg, bArg].map((arg) => (arg === 'floor' ? arg : resolve(arg)));
   process.env.BENCH_SECONDS = seconds;
   const clients = Number(clientsArg);
   const rounds = Number(roundsArg);
   const sdk = scenario.includes('sdk');
   const backend = await startHttpBackend('h', sdk ? 'sdk' : 'bench');
   const backends = { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...(sdk ? sdkStdioCmd('s') : backendCmd(['--name', 's'])) } };
-  const a = await startGateway('compare-a', backends, {}, [], aJs);
-  const b = await startGateway('compare-b', backends, {}, [], bJs);
+  const viaSse = scenario.startsWith('sse-');
+  const stdio = scenario.endsWith('stdio');
+  const start = async (name: string, js: string) => {
+    if (js !== 'floor') return { ...(await startGateway(name, backends, {}, [], js)), floor: false };
+    if (viaSse || stdio) throw new Error('floor: only the http scenarios through /mcp (mcp-sdk-http, mcp-bench-http)');
+    const proxy = await startFloorProxy(backend.url);
+    return { proc: proxy.proc, url: proxy.url, base: proxy.url, floor: true };
+  };
+  const a = await start('compare-a', aJs!);
+  const b = await start('compare-b', bJs!);
   const lg = new LoadGen(1);
   const target = (name: string, gw: typeof a): Target => {
-    const viaSse = scenario.startsWith('sse-');
-    const stdio = scenario.endsWith('stdio');
     return {
       name,
       transport: viaSse ? 'sse' : 'streamable-http',
       url: viaSse ? `${gw.base}/sse` : gw.url,
-      tool: stdio ? 's_echo' : 'h_echo',
+      // Through the floor proxy the client sees the backend's own tool names.
+      tool: gw.floor ? 'echo' : stdio ? 's_echo' : 'h_echo',
       serverPid: () => [gw.proc.pid],
       backendPid: stdio ? () => childPids(gw.proc.pid) : () => [backend.proc.pid],
       method: sdk ? 'calltool' : 'call',

@@ -95,6 +95,13 @@ export async function startHttpBackend(name: string, script: 'bench' | 'fixture'
   return { proc, url: `http://127.0.0.1:${m[1]}/mcp` };
 }
 
+/** The bare node:http pass-through proxy (bench/floor-proxy.ts) in front of an HTTP backend. */
+export async function startFloorProxy(targetUrl: string): Promise<{ proc: Proc; url: string }> {
+  const proc = startProcess('floor-proxy', NODE, [join(DIST, 'bench', 'floor-proxy.js'), '--target', targetUrl]);
+  const m = await proc.waitForLine(/^LISTENING (\d+)$/, 15_000);
+  return { proc, url: `http://127.0.0.1:${m[1]}/mcp` };
+}
+
 export interface GatewayProc {
   proc: Proc;
   url: string;

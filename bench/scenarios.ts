@@ -6,7 +6,9 @@
  * on an SDK `McpServer` backend (the test fixture server) that answers the way
  * the SDK does by default: SSE-framed responses over streamable HTTP, or stdio.
  * Every path is measured next to the direct one (the same client straight to
- * the same backend) and to mcp-hub, at 1 and 16 clients, in one run.
+ * the same backend), to the floor (bench/floor-proxy.ts: a bare node:http
+ * pass-through proxy, what two loopback hops in one Node process cost at the
+ * least) and to mcp-hub, at 1 and 16 clients, in one run.
  *
  * With BENCH_BASELINE=<another build's dist/cli/gateway.js>, every gateway
  * scenario also runs against that build ("before"), interleaved with this one
@@ -18,6 +20,7 @@ import {
   childPids,
   loadPhase,
   sdkStdioCmd,
+  startFloorProxy,
   startGateway,
   startHttpBackend,
   startHub,
@@ -39,7 +42,7 @@ type BackendKind = 'http' | 'stdio';
 
 export interface ScenarioRow extends Row {
   scenario: string;
-  kind: 'direct' | 'gateway' | 'mcp-hub';
+  kind: 'direct' | 'floor' | 'gateway' | 'mcp-hub';
   backend: BackendKind;
   build?: Build;
 }
@@ -101,6 +104,24 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
   try {
     for (const backend of ['http', 'stdio'] as const) {
       if (want(`direct → sdk-${backend}`)) list.push(direct(backend));
+    }
+    if (want('floor')) {
+      const floor = await startFloorProxy(sdk.url);
+      gateways.push({ proc: floor.proc, url: floor.url, base: '', startMs: 0 });
+      list.push({
+        name: 'floor: node:http proxy → sdk-http',
+        kind: 'floor',
+        backend: 'http',
+        target: {
+          name: 'floor-sdk-http',
+          transport: 'streamable-http',
+          url: floor.url,
+          tool: 'echo',
+          serverPid: () => [floor.proc.pid],
+          backendPid: () => [sdk.proc.pid],
+          method: 'calltool',
+        },
+      });
     }
     for (const audit of [true, false]) {
       for (const { build, js } of builds) {
@@ -173,7 +194,7 @@ function scenarioName(front: '/mcp' | '/sse', backend: BackendKind, audit: boole
 }
 
 function order(s: Scenario): number {
-  const kind = { direct: 0, gateway: 1, 'mcp-hub': 2 }[s.kind];
+  const kind = { direct: 0, floor: 1, gateway: 2, 'mcp-hub': 3 }[s.kind];
   const backend = s.backend === 'http' ? 0 : 1;
   const front = s.name.includes('/sse') ? 1 : 0;
   const audit = s.name.includes('audit off') ? 1 : 0;
@@ -201,6 +222,7 @@ export function scenarioTable(rows: readonly ScenarioRow[], all: readonly Scenar
       'srv RSS MB',
       'backend µs/call',
       'loadgen cores',
+      'load avg',
       'errors',
     ],
     rows.map((r) => {
@@ -231,7 +253,7 @@ function judge(rows: readonly ScenarioRow[]): ScenarioGoal[] {
   const goals: ScenarioGoal[] = [];
   const seen = new Set<string>();
   for (const r of rows) {
-    if (r.kind !== 'gateway') continue;
+    if (r.kind !== 'gateway' && r.kind !== 'floor') continue;
     const key = `${r.scenario}|${r.build}`;
     if (seen.has(key)) continue;
     seen.add(key);
