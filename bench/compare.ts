@@ -20,6 +20,8 @@ import { f, table } from './format.js';
 import { runMain } from './proc.js';
 import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startFloorProxy, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
 
+const SCENARIOS = ['mcp-sdk-http', 'mcp-sdk-stdio', 'sse-sdk-http', 'sse-sdk-stdio', 'mcp-bench-http', 'mcp-bench-stdio'];
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -34,14 +36,19 @@ async function main(): Promise<void> {
   process.env.BENCH_SECONDS = seconds;
   const clients = Number(clientsArg);
   const rounds = Number(roundsArg);
+  if (!SCENARIOS.includes(scenario)) throw new Error(`unknown scenario ${scenario}: one of ${SCENARIOS.join(', ')}`);
+  if (!(clients >= 1 && rounds >= 1 && Number(seconds) > 0)) throw new Error('clients and rounds must be ≥ 1, seconds > 0');
+  const viaSse = scenario.startsWith('sse-');
+  const stdio = scenario.endsWith('stdio');
+  // Checked before anything starts: the floor only fronts the HTTP backend on /mcp.
+  if ((aJs === 'floor' || bJs === 'floor') && (viaSse || stdio)) {
+    throw new Error('floor: only the http scenarios through /mcp (mcp-sdk-http, mcp-bench-http)');
+  }
   const sdk = scenario.includes('sdk');
   const backend = await startHttpBackend('h', sdk ? 'sdk' : 'bench');
   const backends = { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...(sdk ? sdkStdioCmd('s') : backendCmd(['--name', 's'])) } };
-  const viaSse = scenario.startsWith('sse-');
-  const stdio = scenario.endsWith('stdio');
   const start = async (name: string, js: string) => {
     if (js !== 'floor') return { ...(await startGateway(name, backends, {}, [], js)), floor: false };
-    if (viaSse || stdio) throw new Error('floor: only the http scenarios through /mcp (mcp-sdk-http, mcp-bench-http)');
     const proxy = await startFloorProxy(backend.url);
     return { proc: proxy.proc, url: proxy.url, base: proxy.url, floor: true };
   };
@@ -79,7 +86,7 @@ async function main(): Promise<void> {
   }
   const of = (name: string, k: keyof Row) => median(rows.filter((x) => x.target === name).map((x) => x[k] as number));
   const cols: Array<[string, keyof Row, number]> = [
-    ['gateway µs/call', 'server_cpu_us_per_call', 0],
+    ['CPU µs/call', 'server_cpu_us_per_call', 0],
     ['wake-ups/call', 'server_wakeups_per_call', 2],
     ['calls/s', 'calls_per_s', 0],
     ['p50 ms', 'p50_ms', 3],

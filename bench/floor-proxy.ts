@@ -1,13 +1,14 @@
 /**
  * The floor: the least any Node process between an MCP client and an HTTP
  * backend can cost. A transparent reverse proxy on node:http that forwards
- * every request (method, path, headers, body) to one backend over a
- * keep-alive agent and streams the answer back, byte for byte. No parsing,
- * no routing, no MCP, no logging.
+ * every request (method, path and query, end-to-end headers, body) to one
+ * backend origin over a keep-alive agent and streams the answer back without
+ * reading it. No parsing, no routing, no MCP, no logging.
  *
- *   node dist/bench/floor-proxy.js --target http://127.0.0.1:PORT/mcp [--port 0]
+ *   node dist/bench/floor-proxy.js --target http://127.0.0.1:PORT [--port 0]
  *
- * Prints `LISTENING <port>`. The bench puts it beside the gateway so that
+ * Only the target's origin is used: a request for /mcp goes to the backend's
+ * /mcp. Prints `LISTENING <port>`. The bench puts it beside the gateway so that
  * "gateway CPU per call" can be read against what two loopback HTTP hops in
  * one Node process cost on the same machine at the same moment.
  */
@@ -19,16 +20,28 @@ if (!values.target) throw new Error('usage: floor-proxy.js --target URL [--port 
 const target = new URL(values.target);
 const agent = new http.Agent({ keepAlive: true });
 
+// Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection, not the message.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const endToEnd = (headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders => {
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  return out;
+};
+
 const server = http.createServer((req, res) => {
-  const headers = { ...req.headers, host: target.host };
-  const upstream = http.request({ hostname: target.hostname, port: target.port, path: target.pathname, method: req.method, headers, agent }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
+  const headers = { ...endToEnd(req.headers), host: target.host };
+  const upstream = http.request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
     answer.pipe(res);
+    // A backend that breaks off mid-answer must not leave the client waiting for the rest.
+    answer.once('aborted', () => res.destroy());
+    answer.once('error', () => res.destroy());
   });
   upstream.once('error', () => {
-    if (!res.headersSent) res.writeHead(502);
-    res.end();
+    if (res.headersSent) res.destroy();
+    else res.writeHead(502).end();
   });
+  req.once('error', () => upstream.destroy());
   // A client that goes away (a closed GET stream) ends the upstream request too.
   res.once('close', () => {
     if (!res.writableFinished) upstream.destroy();

@@ -99,7 +99,8 @@ export async function startHttpBackend(name: string, script: 'bench' | 'fixture'
 export async function startFloorProxy(targetUrl: string): Promise<{ proc: Proc; url: string }> {
   const proc = startProcess('floor-proxy', NODE, [join(DIST, 'bench', 'floor-proxy.js'), '--target', targetUrl]);
   const m = await proc.waitForLine(/^LISTENING (\d+)$/, 15_000);
-  return { proc, url: `http://127.0.0.1:${m[1]}/mcp` };
+  // The proxy forwards the path it is asked for: ask for the backend's own.
+  return { proc, url: `http://127.0.0.1:${m[1]}${new URL(targetUrl).pathname}` };
 }
 
 export interface GatewayProc {

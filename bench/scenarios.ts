@@ -291,7 +291,7 @@ export function goalTable(goals: readonly ScenarioGoal[]): string {
       'scenario',
       'build',
       `+p50 at 1 client (≤ ${GOALS.addedP50Ms} ms)`,
-      `gateway CPU µs/call, 1 | 16 clients (≤ ${GOALS.cpuUsPerCall})`,
+      `CPU µs/call of the gateway (or floor), 1 | 16 clients (≤ ${GOALS.cpuUsPerCall})`,
       `calls/s vs direct, 16 clients (≥ ${100 * GOALS.throughputShare}%)`,
       'RSS MB',
     ],
@@ -300,7 +300,7 @@ export function goalTable(goals: readonly ScenarioGoal[]): string {
       g.build ?? '',
       `${f(g.added_p50_ms, 3)} ms${mark(g.met.latency)}`,
       `${f(g.cpu_us_1)} | ${f(g.cpu_us_16)} µs${mark(g.met.cpu)}`,
-      `${g.share_16 === null ? '-' : f(100 * g.share_16)}%${mark(g.met.throughput)}`,
+      `${g.share_16 === null ? '-' : f(100 * g.share_16, 1)}%${mark(g.met.throughput)}`,
       f(g.rss_mb, 1),
     ]),
   );
