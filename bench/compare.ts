@@ -15,6 +15,7 @@
  * calls/s and p50. This is how each change's effect in docs/performance.md was
  * measured (A = the build before the change, B = with it).
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { f, table } from './format.js';
 import { runMain } from './proc.js';
@@ -37,13 +38,16 @@ async function main(): Promise<void> {
   const clients = Number(clientsArg);
   const rounds = Number(roundsArg);
   if (!SCENARIOS.includes(scenario)) throw new Error(`unknown scenario ${scenario}: one of ${SCENARIOS.join(', ')}`);
-  if (!(clients >= 1 && rounds >= 1 && Number(seconds) > 0)) throw new Error('clients and rounds must be ≥ 1, seconds > 0');
+  if (!(Number.isInteger(clients) && clients >= 1 && Number.isInteger(rounds) && rounds >= 1 && Number(seconds) > 0)) {
+    throw new Error('clients and rounds must be whole numbers ≥ 1, seconds > 0');
+  }
   const viaSse = scenario.startsWith('sse-');
   const stdio = scenario.endsWith('stdio');
   // Checked before anything starts: the floor only fronts the HTTP backend on /mcp.
   if ((aJs === 'floor' || bJs === 'floor') && (viaSse || stdio)) {
     throw new Error('floor: only the http scenarios through /mcp (mcp-sdk-http, mcp-bench-http)');
   }
+  for (const js of [aJs!, bJs!]) if (js !== 'floor' && !existsSync(js)) throw new Error(`no gateway build at ${js}`);
   const sdk = scenario.includes('sdk');
   const backend = await startHttpBackend('h', sdk ? 'sdk' : 'bench');
   const backends = { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...(sdk ? sdkStdioCmd('s') : backendCmd(['--name', 's'])) } };

@@ -20,28 +20,32 @@ if (!values.target) throw new Error('usage: floor-proxy.js --target URL [--port 
 const target = new URL(values.target);
 const agent = new http.Agent({ keepAlive: true });
 
-// Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection, not the message.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+// Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection, not the message:
+// the fixed ones, and any the message's own Connection header names.
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 const endToEnd = (headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders => {
+  const listed = (headers.connection ?? '').split(',').map((name) => name.trim().toLowerCase());
+  const drop = new Set([...HOP_BY_HOP, ...listed]);
   const out: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !drop.has(name)) out[name] = value;
   return out;
 };
 
 const server = http.createServer((req, res) => {
+  // Path and query only, also when the client sent an absolute-form target.
+  const { pathname, search } = new URL(req.url ?? '/', 'http://placeholder');
   const headers = { ...endToEnd(req.headers), host: target.host };
-  const upstream = http.request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers, agent }, (answer) => {
+  const upstream = http.request({ hostname: target.hostname, port: target.port, path: pathname + search, method: req.method, headers, agent }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
     answer.pipe(res);
     // A backend that breaks off mid-answer must not leave the client waiting for the rest.
-    answer.once('aborted', () => res.destroy());
-    answer.once('error', () => res.destroy());
+    answer.on('error', () => res.destroy());
   });
-  upstream.once('error', () => {
+  upstream.on('error', () => {
     if (res.headersSent) res.destroy();
-    else res.writeHead(502).end();
+    else if (!res.writableEnded) res.writeHead(502).end();
   });
-  req.once('error', () => upstream.destroy());
+  req.on('error', () => upstream.destroy());
   // A client that goes away (a closed GET stream) ends the upstream request too.
   res.once('close', () => {
     if (!res.writableFinished) upstream.destroy();

@@ -100,7 +100,8 @@ export async function startFloorProxy(targetUrl: string): Promise<{ proc: Proc; 
   const proc = startProcess('floor-proxy', NODE, [join(DIST, 'bench', 'floor-proxy.js'), '--target', targetUrl]);
   const m = await proc.waitForLine(/^LISTENING (\d+)$/, 15_000);
   // The proxy forwards the path it is asked for: ask for the backend's own.
-  return { proc, url: `http://127.0.0.1:${m[1]}${new URL(targetUrl).pathname}` };
+  const { pathname, search } = new URL(targetUrl);
+  return { proc, url: `http://127.0.0.1:${m[1]}${pathname}${search}` };
 }
 
 export interface GatewayProc {
