@@ -96,9 +96,13 @@ export async function startHttpBackend(name: string, script: 'bench' | 'fixture'
 }
 
 /** The bare node:http pass-through proxy (bench/floor-proxy.ts) in front of an HTTP backend. */
-export async function startFloorProxy(targetUrl: string): Promise<{ proc: Proc; url: string }> {
-  const proc = startProcess('floor-proxy', NODE, [join(DIST, 'bench', 'floor-proxy.js'), '--target', targetUrl]);
-  const m = await proc.waitForLine(/^LISTENING (\d+)$/, 15_000);
+/** A command the process is run under (`valgrind --tool=callgrind …`), or none. */
+const launch = (launcher: readonly string[], args: string[]): [string, string[]] =>
+  launcher.length ? [launcher[0]!, [...launcher.slice(1), NODE, ...args]] : [NODE, args];
+
+export async function startFloorProxy(targetUrl: string, launcher: readonly string[] = []): Promise<{ proc: Proc; url: string }> {
+  const proc = startProcess('floor-proxy', ...launch(launcher, [join(DIST, 'bench', 'floor-proxy.js'), '--target', targetUrl]));
+  const m = await proc.waitForLine(/^LISTENING (\d+)$/, launcher.length ? 600_000 : 15_000);
   // The proxy forwards the path it is asked for: ask for the backend's own.
   const { pathname, search } = new URL(targetUrl);
   return { proc, url: `http://127.0.0.1:${m[1]}${pathname}${search}` };
@@ -119,6 +123,7 @@ export async function startGateway(
   nodeArgs: string[] = [],
   /** Which build's cli/gateway.js to run (default: GATEWAY_JS). */
   gatewayJs = GATEWAY_JS,
+  launcher: readonly string[] = [],
 ): Promise<GatewayProc> {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
@@ -133,11 +138,9 @@ export async function startGateway(
   const configPath = join(dir, 'config.yaml'); // JSON is YAML
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const started = performance.now();
-  const proc = startProcess(`gateway-${name}`, NODE, [...nodeArgs, gatewayJs, 'server', '--config', configPath, '--port', '0', '--log-level', 'warn'], {
-    cwd: dir,
-    stdoutFile: join(dir, 'stdout.log'),
-  });
-  const m = await proc.waitForLine(/Streamable HTTP\s+(http:\/\/\S+)\/mcp/, 120_000);
+  const [command, args] = launch(launcher, [...nodeArgs, gatewayJs, 'server', '--config', configPath, '--port', '0', '--log-level', 'warn']);
+  const proc = startProcess(`gateway-${name}`, command, args, { cwd: dir, stdoutFile: join(dir, 'stdout.log') });
+  const m = await proc.waitForLine(/Streamable HTTP\s+(http:\/\/\S+)\/mcp/, launcher.length ? 600_000 : 120_000);
   const startMs = performance.now() - started;
   return { proc, url: `${m[1]}/mcp`, base: m[1], startMs };
 }
