@@ -95,11 +95,11 @@ export async function startHttpBackend(name: string, script: 'bench' | 'fixture'
   return { proc, url: `http://127.0.0.1:${m[1]}/mcp` };
 }
 
-/** The bare node:http pass-through proxy (bench/floor-proxy.ts) in front of an HTTP backend. */
 /** A command the process is run under (`valgrind --tool=callgrind …`), or none. */
 const launch = (launcher: readonly string[], args: string[]): [string, string[]] =>
   launcher.length ? [launcher[0]!, [...launcher.slice(1), NODE, ...args]] : [NODE, args];
 
+/** The bare node:http pass-through proxy (bench/floor-proxy.ts) in front of an HTTP backend. */
 export async function startFloorProxy(targetUrl: string, launcher: readonly string[] = []): Promise<{ proc: Proc; url: string }> {
   const proc = startProcess('floor-proxy', ...launch(launcher, [join(DIST, 'bench', 'floor-proxy.js'), '--target', targetUrl]));
   const m = await proc.waitForLine(/^LISTENING (\d+)$/, launcher.length ? 600_000 : 15_000);

@@ -3,27 +3,30 @@
  * measurement this VM's missing hardware counters cannot give, and far less
  * noisy than CPU time.
  *
- *   node dist/bench/instructions.js TARGET [TARGET…] [--clients 16] [--warmup 40] [--seconds 20] [--repeat 3]
- *     TARGET: floor (bench/floor-proxy.ts) | path to a build's dist/cli/gateway.js
+ *   node dist/bench/instructions.js TARGET [TARGET…] [--clients 16] [--warmup 40] [--settle 10] [--seconds 20] [--repeat 3]
+ *     TARGET: floor (bench/floor-proxy.ts) | path to a build's dist/cli/gateway.js;
+ *     the same build twice is an A/A run (what the method's own spread is).
  *     BENCH_AUDIT=0 runs the gateways with the audit trail off.
  *
  * Each target runs alone under `valgrind --tool=callgrind`, in front of the SDK
  * fixture server over streamable HTTP, driven by SDK clients calling
  * `Client.callTool('…echo')` (the client and the backend run natively).
  * Counting is off through start-up and warm-up (the JIT settles), then
- * switched on with callgrind_control for an idle window (sessions open, no
- * calls) and a load window of the same length, each dumped. Instructions per
+ * switched on with callgrind_control; after a settling pause come an idle
+ * window (sessions open, no calls) and a load window of the same length,
+ * each dumped. Instructions per
  * call = (load − idle, scaled to the load window) ÷ calls: what a call adds,
  * in every thread of the process (JIT compiler, GC helpers, thread pool).
  * Rounds alternate the targets; prints each run, then medians and their
  * ratio to the first target.
  *
- * Counts are not time, and valgrind slows the counted process about 50×: a
+ * Counts are not time, and valgrind slows the counted process 15–20×: a
  * gateway that batches by time (the audit trail's 20 ms window) batches fewer
- * records per write than at native speed. It is for comparing builds.
+ * records per write than at native speed. It is for comparing builds. One
+ * run of 3 targets × 3 rounds takes about 20 minutes.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { f, table } from './format.js';
@@ -31,12 +34,20 @@ import { runMain, sleep, type Proc } from './proc.js';
 import { LoadGen, startFloorProxy, startGateway, startHttpBackend, work } from './harness.js';
 
 interface Run {
-  target: string;
+  /** Position of the target on the command line (the same build may be given twice: A/A). */
+  index: number;
   round: number;
   calls: number;
-  errors: number;
-  idlePerS: number;
+  /** The idle window's count scaled to the load window, as a share of the load window's count. */
+  idleShare: number;
   perCall: number;
+}
+
+interface Options {
+  clients: number;
+  warmup: number;
+  settle: number;
+  seconds: number;
 }
 
 const median = (xs: number[]) => {
@@ -45,56 +56,78 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-/** Counted instructions ("totals:") of the newest dump in `dir`. */
-function lastDump(dir: string): number {
-  const dumps = readdirSync(dir)
-    .filter((name) => /^cg\.out\.\d+$/.test(name))
-    .sort((a, b) => Number(a.slice(7)) - Number(b.slice(7)));
-  const newest = dumps.at(-1);
-  const total = newest && /^totals: (\d+)$/m.exec(readFileSync(join(dir, newest), 'utf8'));
-  if (!total) throw new Error(`no callgrind dump in ${dir}`);
-  return Number(total[1]);
+/**
+ * Drives callgrind in one process. callgrind_control exits 0 even when it
+ * reached nothing, so every dump is checked by its file: the n-th requested
+ * dump must be `cg.out.<n>` (counts since the previous dump or zeroing).
+ */
+class Callgrind {
+  private dumps = 0;
+  constructor(
+    private readonly pid: number,
+    private readonly dir: string,
+  ) {}
+
+  /** The command a target runs under: counting off until switched on, dumps into `dir`. */
+  static launcher(dir: string): string[] {
+    return ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'cg.out')}`];
+  }
+
+  control(...args: string[]): void {
+    const out = execFileSync('callgrind_control', [...args, String(this.pid)], { encoding: 'utf8', stdio: 'pipe', timeout: 120_000 });
+    if (/No active callgrind runs/.test(out)) throw new Error(`callgrind_control ${args.join(' ')}: process ${this.pid} is not running under callgrind`);
+  }
+
+  /** Requests a dump; the instructions counted since the last dump or zeroing. */
+  dump(): number {
+    this.control('--dump');
+    const file = join(this.dir, `cg.out.${++this.dumps}`);
+    if (!existsSync(file)) throw new Error(`callgrind wrote no ${file}`);
+    // Instructions are the first (here the only) event column.
+    const total = /^totals: (\d+)/m.exec(readFileSync(file, 'utf8'));
+    if (!total) throw new Error(`no totals in ${file}`);
+    return Number(total[1]);
+  }
 }
 
-async function measure(target: string, round: number, backendUrl: string, opts: { clients: number; warmup: number; seconds: number }): Promise<Run> {
-  const dir = join(work, `instructions-${round}-${target === 'floor' ? 'floor' : 'gw'}-${Date.now()}`);
+async function measure(target: string, index: number, round: number, backendUrl: string, opts: Options): Promise<Run> {
+  const dir = join(work, `instructions-${round}-${index}`);
   mkdirSync(dir, { recursive: true });
-  const valgrind = ['valgrind', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'cg.out')}`];
+  const launcher = Callgrind.launcher(dir);
   let proc: Proc;
   let url: string;
   let tool: string;
   if (target === 'floor') {
-    ({ proc, url } = await startFloorProxy(backendUrl, valgrind));
+    ({ proc, url } = await startFloorProxy(backendUrl, launcher));
     tool = 'echo';
   } else {
-    ({ proc, url } = await startGateway(dir.slice(work.length + 1), { h: { type: 'streamable-http', url: backendUrl } }, {}, [], target, valgrind));
+    ({ proc, url } = await startGateway(dir.slice(work.length + 1), { h: { type: 'streamable-http', url: backendUrl } }, {}, [], target, launcher));
     tool = 'h_echo';
   }
-  const control = (...args: string[]) => execFileSync('callgrind_control', [...args, String(proc.pid)], { stdio: 'ignore' });
+  const cg = new Callgrind(proc.pid, dir);
   const lg = new LoadGen(1);
   try {
     await lg.connect({ cmd: 'connect', url, transport: 'streamable-http', clients: opts.clients, tool, listTools: true });
     await lg.run(opts.warmup, false, 'calltool');
-    control('--instr=on');
-    control('--zero');
-    let started = performance.now();
+    // Counting on, then a pause for what the warm-up leaves behind (audit
+    // writes, JIT compiles finishing, a memory-reducing GC) before the count starts.
+    cg.control('--instr=on');
+    await sleep(opts.settle * 1000);
+    cg.control('--zero');
+    const idleFrom = performance.now();
     await sleep(opts.seconds * 1000);
-    control('--dump');
-    const idleMs = performance.now() - started;
-    const idle = lastDump(dir);
-    started = performance.now();
+    const idle = cg.dump();
+    const loadFrom = performance.now();
+    const idleMs = loadFrom - idleFrom;
     const r = await lg.run(opts.seconds, true, 'calltool');
-    control('--dump');
-    const loadMs = performance.now() - started;
-    const load = lastDump(dir);
-    return {
-      target,
-      round,
-      calls: r.calls,
-      errors: r.errors,
-      idlePerS: (idle / idleMs) * 1000,
-      perCall: (load - idle * (loadMs / idleMs)) / r.calls,
-    };
+    const load = cg.dump();
+    const loadMs = performance.now() - loadFrom;
+    // A failed call's instructions are in the count but not in `calls`: a few
+    // are noise (a keep-alive socket the backend closed during the idle window), more are a broken run.
+    if (r.calls === 0 || r.errors > r.calls / 100) throw new Error(`${target}: ${r.calls} calls, ${r.errors} errors (${r.firstError ?? 'no error text'})`);
+    if (r.errors > 0) console.log(`${target}: ${r.errors} failed calls counted with the ${r.calls} that succeeded (${r.firstError ?? ''})`);
+    const idleScaled = idle * (loadMs / idleMs);
+    return { index, round, calls: r.calls, idleShare: idleScaled / load, perCall: (load - idleScaled) / r.calls };
   } finally {
     await lg.close().catch(() => undefined);
     lg.stop();
@@ -108,17 +141,25 @@ async function main(): Promise<void> {
     options: {
       clients: { type: 'string', default: '16' },
       warmup: { type: 'string', default: '40' },
+      settle: { type: 'string', default: '10' },
       seconds: { type: 'string', default: '20' },
       repeat: { type: 'string', default: '3' },
     },
   });
-  const [clients, warmup, seconds, repeat] = [values.clients, values.warmup, values.seconds, values.repeat].map(Number);
-  if (!positionals.length) throw new Error('usage: instructions.js TARGET [TARGET…] [--clients N] [--warmup S] [--seconds S] [--repeat N]');
-  if (![clients, repeat].every((n) => Number.isInteger(n) && n! >= 1) || !(warmup! >= 0 && seconds! > 0)) {
-    throw new Error('--clients and --repeat take whole numbers ≥ 1, --warmup ≥ 0, --seconds > 0');
+  const [clients, warmup, settle, seconds, repeat] = [values.clients, values.warmup, values.settle, values.seconds, values.repeat].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (!positionals.length) throw new Error('usage: instructions.js TARGET [TARGET…] [--clients N] [--warmup S] [--settle S] [--seconds S] [--repeat N]');
+  if (![clients, repeat].every((n) => Number.isInteger(n) && n >= 1) || !(warmup >= 0 && settle >= 0 && seconds > 0)) {
+    throw new Error('--clients and --repeat take whole numbers ≥ 1, --warmup and --settle ≥ 0, --seconds > 0');
   }
   const targets = positionals.map((t) => (t === 'floor' ? t : resolve(t)));
-  for (const t of targets) if (t !== 'floor' && !existsSync(t)) throw new Error(`no gateway build at ${t}`);
+  for (const t of targets)
+    if (t !== 'floor' && !(existsSync(t) && statSync(t).isFile())) throw new Error(`no gateway build at ${t} (give its dist/cli/gateway.js)`);
   for (const tool of ['valgrind', 'callgrind_control']) {
     try {
       execFileSync(tool, ['--version'], { stdio: 'ignore' });
@@ -126,34 +167,42 @@ async function main(): Promise<void> {
       throw new Error(`${tool} not found: apt-get install valgrind`);
     }
   }
+  const opts: Options = { clients, warmup, settle, seconds };
   const backend = await startHttpBackend('h', 'sdk');
   const runs: Run[] = [];
   try {
-    for (let round = 1; round <= repeat!; round++) {
-      // Alternate which goes first, so neither always follows the other.
-      const order = round % 2 ? targets : [...targets].reverse();
-      for (const target of order) {
-        const run = await measure(target, round, backend.url, { clients: clients!, warmup: warmup!, seconds: seconds! });
+    for (let round = 1; round <= repeat; round++) {
+      // Alternate which goes first, so none always follows another.
+      const order = targets.map((t, index) => ({ t, index }));
+      if (round % 2 === 0) order.reverse();
+      for (const { t, index } of order) {
+        const run = await measure(t, index, round, backend.url, opts);
         runs.push(run);
         console.log(
-          `${target}  round ${round}: ${run.calls} calls, ${run.errors} errors, ${f(run.perCall / 1000)} k instructions/call, idle ${f(run.idlePerS / 1e6, 2)} M/s`,
+          `${positionals[index]}  round ${round}: ${run.calls} calls, ${f(run.perCall / 1000)} k instructions/call (idle ${f(100 * run.idleShare, 1)} % of the load window, subtracted)`,
         );
       }
     }
   } finally {
     await backend.proc.stop();
   }
-  const base = median(runs.filter((r) => r.target === targets[0]).map((r) => r.perCall));
-  console.log(`\n${clients} clients, ${repeat} rounds, ${warmup} s warm-up, ${seconds} s windows; medians, ratio to ${positionals[0]}`);
+  const perCall = (index: number) => runs.filter((r) => r.index === index).map((r) => r.perCall);
+  const base = median(perCall(0));
+  console.log(`\n${clients} clients, ${repeat} rounds, ${warmup} s warm-up, ${settle} s settle, ${seconds} s windows; medians, ratio to the first target`);
   console.log(
     table(
-      ['target', 'k instructions/call', 'runs (k)', `÷ ${positionals[0]}`],
-      targets.map((t, i) => {
-        const mine = runs.filter((r) => r.target === t).map((r) => r.perCall);
-        return [positionals[i]!, f(median(mine) / 1000), mine.map((x) => f(x / 1000)).join(' '), f(median(mine) / base, 2)];
-      }),
+      ['target', 'k instructions/call', 'runs (k)', '÷ first'],
+      targets.map((_, i) => [
+        positionals[i]!,
+        f(median(perCall(i)) / 1000),
+        perCall(i)
+          .map((x) => f(x / 1000))
+          .join(' '),
+        f(median(perCall(i)) / base, 2),
+      ]),
     ),
   );
+  console.log(`callgrind dumps: ${work}`);
 }
 
 runMain(main);
