@@ -49,6 +49,15 @@ interface SseOptions {
 
 const DEFAULT_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
 const MAX_REDIRECTS = 5;
+/**
+ * Idle timeout of a kept-alive connection. Node's agent retires an idle
+ * connection a second before the Keep-Alive timeout a server announces, but
+ * only when the agent has a timeout of its own to lower (without one, the
+ * hint is ignored and a call can be sent on a connection the server is just
+ * closing: "socket hang up"). Active requests are not affected: the agent
+ * destroys only idle sockets on timeout.
+ */
+const AGENT_IDLE_TIMEOUT_MS = 60_000;
 /** A byte order mark starting a body: fetch's UTF-8 decode (the SDK's transport) drops it, Node's decoder does not. */
 const BOM = 0xfeff;
 
@@ -80,7 +89,8 @@ export class NodeStreamableHttpClientTransport implements Transport {
     this.reconnection = opts.reconnection ?? DEFAULT_RECONNECTION;
     const secure = url.protocol === 'https:';
     this.requestFn = secure ? https.request : http.request;
-    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    const agentOptions = { keepAlive: true, timeout: AGENT_IDLE_TIMEOUT_MS };
+    this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
     this.target = urlToRequestOptions(url);
     this.rebuildHeaders();
   }
@@ -235,7 +245,7 @@ export class NodeStreamableHttpClientTransport implements Transport {
       req.once('error', (err) => {
         this.inFlight.delete(req);
         // No retry, as with fetch: a POST may have reached the server. Idle kept-alive
-        // sockets are retired before the server's announced Keep-Alive timeout (Node's agent).
+        // sockets are retired before the server's announced Keep-Alive timeout (see AGENT_IDLE_TIMEOUT_MS).
         reject(this.closed ? abortError() : err);
       });
       req.end(body);
