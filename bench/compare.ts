@@ -20,14 +20,9 @@ import { resolve } from 'node:path';
 import { f, table } from './format.js';
 import { runMain } from './proc.js';
 import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startFloorProxy, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
+import { median } from './stats.js';
 
 const SCENARIOS = ['mcp-sdk-http', 'mcp-sdk-stdio', 'sse-sdk-http', 'sse-sdk-stdio', 'mcp-bench-http', 'mcp-bench-stdio'];
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function main(): Promise<void> {
   const [aArg, bArg, scenario = 'mcp-sdk-http', clientsArg = '16', roundsArg = '5', seconds = '3'] = process.argv.slice(2);

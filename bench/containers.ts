@@ -20,6 +20,7 @@ import { ProcessGroupStdioTransport } from '../runtime/transports/process-group-
 import { ContainerManager } from '../runtime/containers/container-manager.js';
 import { buildBaseFromHost } from '../runtime/containers/base-from-host.js';
 import { ROOT } from './harness.js';
+import { median } from './stats.js';
 
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
 const NODE_BASE = process.env.BENCH_NODE_BASE ?? 'localhost/mcp-gateway-test/node-base:host';
@@ -41,8 +42,6 @@ async function timeToTools(transport: () => Promise<Transport>): Promise<number>
   await client.close();
   return ms;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const containers = parseConfigText(`backends: {}\ncontainers: { ${SOCKET ? `socket: ${SOCKET}, ` : ''}base_images: { node: ${NODE_BASE} } }\n`).containers;

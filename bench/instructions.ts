@@ -32,6 +32,7 @@ import { parseArgs } from 'node:util';
 import { f, table } from './format.js';
 import { runMain, sleep, type Proc } from './proc.js';
 import { LoadGen, startFloorProxy, startGateway, startHttpBackend, work } from './harness.js';
+import { median } from './stats.js';
 
 interface Run {
   /** Position of the target on the command line (the same build may be given twice: A/A). */
@@ -49,12 +50,6 @@ interface Options {
   settle: number;
   seconds: number;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /**
  * Drives callgrind in one process. callgrind_control exits 0 even when it

@@ -53,6 +53,7 @@ import {
   type Row,
   type Target,
 } from './harness.js';
+import { median } from './stats.js';
 
 const env = process.env;
 const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16').split(',').map(Number);
@@ -332,7 +333,6 @@ async function toolsList(results: Results, lg: LoadGen): Promise<void> {
 }
 
 async function startup(results: Results): Promise<void> {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const out: Record<string, unknown> = { repeat: STARTUP_REPEAT };
   const variants: Array<{ label: string; cmd: (i: number) => { command: string; args: string[] } }> = [
     { label: 'bench-backend', cmd: (i) => backendCmd(['--name', `b${i}`]) },
