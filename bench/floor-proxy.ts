@@ -18,7 +18,9 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({ options: { target: { type: 'string' }, port: { type: 'string', default: '0' } } });
 if (!values.target) throw new Error('usage: floor-proxy.js --target URL [--port N]');
 const target = new URL(values.target);
-const agent = new http.Agent({ keepAlive: true });
+// An idle timeout of its own lets the agent honour the backend's announced Keep-Alive
+// timeout (as the gateway's backend transport does); without one Node ignores it.
+const agent = new http.Agent({ keepAlive: true, timeout: 60_000 });
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection, not the message:
 // the fixed ones, and any the message's own Connection header names.
@@ -31,11 +33,21 @@ const endToEnd = (headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders =
   return out;
 };
 
+/** Path and query only: an origin-form target as it came, an absolute-form one parsed. */
+const pathOf = (url: string): string => {
+  if (url.startsWith('/')) return url;
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname + parsed.search;
+  } catch {
+    return '/';
+  }
+};
+
 const server = http.createServer((req, res) => {
-  // Path and query only, also when the client sent an absolute-form target.
-  const { pathname, search } = new URL(req.url ?? '/', 'http://placeholder');
+  const path = pathOf(req.url ?? '/');
   const headers = { ...endToEnd(req.headers), host: target.host };
-  const upstream = http.request({ hostname: target.hostname, port: target.port, path: pathname + search, method: req.method, headers, agent }, (answer) => {
+  const upstream = http.request({ hostname: target.hostname, port: target.port, path, method: req.method, headers, agent }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
     answer.pipe(res);
     // A backend that breaks off mid-answer must not leave the client waiting for the rest.

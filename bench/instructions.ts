@@ -58,6 +58,8 @@ interface Options {
  */
 class Callgrind {
   private dumps = 0;
+  /** When the last zeroing or dump returned: the counts of a dump span the time since. */
+  at = 0;
   constructor(
     private readonly pid: number,
     private readonly dir: string,
@@ -70,6 +72,7 @@ class Callgrind {
 
   control(...args: string[]): void {
     const out = execFileSync('callgrind_control', [...args, String(this.pid)], { encoding: 'utf8', stdio: 'pipe', timeout: 120_000 });
+    this.at = performance.now();
     if (/No active callgrind runs/.test(out)) throw new Error(`callgrind_control ${args.join(' ')}: process ${this.pid} is not running under callgrind`);
   }
 
@@ -109,16 +112,17 @@ async function measure(target: string, index: number, round: number, backendUrl:
     cg.control('--instr=on');
     await sleep(opts.settle * 1000);
     cg.control('--zero');
-    const idleFrom = performance.now();
+    const zeroedAt = cg.at;
     await sleep(opts.seconds * 1000);
     const idle = cg.dump();
-    const loadFrom = performance.now();
-    const idleMs = loadFrom - idleFrom;
+    const idleAt = cg.at;
     const r = await lg.run(opts.seconds, true, 'calltool');
     const load = cg.dump();
-    const loadMs = performance.now() - loadFrom;
+    // Each dump counts from the previous one, reading its file included.
+    const idleMs = idleAt - zeroedAt;
+    const loadMs = cg.at - idleAt;
     // A failed call's instructions are in the count but not in `calls`: a few
-    // are noise (a keep-alive socket the backend closed during the idle window), more are a broken run.
+    // are tolerated and reported, more mean a broken run.
     if (r.calls === 0 || r.errors > r.calls / 100) throw new Error(`${target}: ${r.calls} calls, ${r.errors} errors (${r.firstError ?? 'no error text'})`);
     if (r.errors > 0) console.log(`${target}: ${r.errors} failed calls counted with the ${r.calls} that succeeded (${r.firstError ?? ''})`);
     const idleScaled = idle * (loadMs / idleMs);
