@@ -31,6 +31,14 @@ export type Condition = Static<typeof ConditionSchema>;
 export const HEALTH_STATUSES = ['unknown', 'healthy', 'degraded', 'unhealthy'] as const;
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];
 
+/** The hardened container a stdio backend runs in. */
+export const ContainerRefSchema = Type.Object({
+  id: Type.String(),
+  image: Type.String(),
+  runtime: Type.String({ description: '`podman` or `docker`' }),
+});
+export type ContainerRef = Static<typeof ContainerRefSchema>;
+
 export const BackendRecordSchema = Type.Object({
   name: Type.String(),
   type: Type.String(),
@@ -46,17 +54,9 @@ export const BackendRecordSchema = Type.Object({
   }),
   conditions: Type.Array(ConditionSchema),
   labels: Type.Record(Type.String(), Type.String()),
-  container: Type.Union(
-    [
-      Type.Object({
-        id: Type.String(),
-        image: Type.String(),
-        runtime: Type.String({ description: '`podman` or `docker`' }),
-      }),
-      Type.Null(),
-    ],
-    { description: 'The hardened container a stdio backend runs in; null for a bare process or an HTTP backend.' },
-  ),
+  container: Type.Union([ContainerRefSchema, Type.Null()], {
+    description: 'The hardened container a stdio backend runs in; null for a bare process or an HTTP backend.',
+  }),
 });
 export type BackendRecord = Static<typeof BackendRecordSchema>;
 

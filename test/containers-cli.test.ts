@@ -117,7 +117,7 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
       const prepared = await manager.prepare('report', { type: 'stdio', command: process.execPath, args: [hardeningFixture()] });
       if (prepared.mode !== 'container') throw new Error(prepared.reason);
       const client = await connectClient(prepared.transport);
-      const name = (await podman.runtime.docker.getContainer(prepared.transport.info!.id).inspect()).Name.replace(/^\//, '');
+      const name = (await podman.runtime.docker.getContainer(prepared.transport.container!.id).inspect()).Name.replace(/^\//, '');
 
       const list = collector();
       expect(await runContainersCommand({ action: 'list', socket: podman.socket }, list.stream)).toBe(0);
@@ -126,7 +126,7 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
 
       const inspect = collector();
       expect(await runContainersCommand({ action: 'inspect', name, socket: podman.socket }, inspect.stream)).toBe(0);
-      expect(JSON.parse(inspect.text())).toMatchObject({ Id: prepared.transport.info!.id, Config: { Labels: { [BACKEND_LABEL]: 'report' } } });
+      expect(JSON.parse(inspect.text())).toMatchObject({ Id: prepared.transport.container!.id, Config: { Labels: { [BACKEND_LABEL]: 'report' } } });
 
       const logs = collector();
       const ac = new AbortController();

@@ -82,7 +82,7 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
       expect(JSON.parse(resultText(await client.callTool({ name: 'env_value', arguments: { name: 'GATEWAY_TEST_SECRET' } })))).toBe(secret);
       // ... and nothing else: no process's argv, no label, not the image.
       expect(execFileSync('ps', ['-eww', '-o', 'args'], { encoding: 'utf8' })).not.toContain(secret);
-      const info = transport.info!;
+      const info = transport.container!;
       expect(info).toMatchObject({ image: image.image, runtime: 'podman' });
       const inspected = JSON.parse(podmanCli(podman, ['container', 'inspect', info.id]))[0];
       expect(inspected.Config.Labels).toMatchObject({ [MANAGED_LABEL]: 'true', [BACKEND_LABEL]: 'hardening', [OWNER_LABEL]: expect.any(String) });
@@ -146,7 +146,7 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
     'reports a crash with its exit code, then closes; the container is gone',
     async () => {
       const { client, transport } = await start('crashy', hardeningBackend());
-      const id = transport.info!.id;
+      const id = transport.container!.id;
       const exited = new Promise<number | null>((resolve) => {
         transport.onexit = (exit) => resolve(exit.code);
       });
@@ -242,7 +242,7 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
       await waitFor(() => !containerExists(id), 'the killed gateway’s container to be removed', 30_000);
 
       const { transport, client } = await start('own', hardeningBackend());
-      const own = transport.info!.id;
+      const own = transport.container!.id;
       const report = await manager.removeOwnContainers();
       expect(report?.removed.map((r) => r.backend)).toContain('own');
       expect(containerExists(own)).toBe(false);

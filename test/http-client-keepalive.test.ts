@@ -9,19 +9,25 @@
  * open; a request arriving on a connection idle for longer than that is
  * answered by destroying the connection, which is what a real backend's
  * close racing with the request looks like from the client.
+ *
+ * The same holds for a backend with OAuth: the transport factory gives every
+ * streamable-HTTP backend the same client, so the fix reaches it too.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { NodeStreamableHttpClientTransport } from '../runtime/transports/node-streamable-http-client-transport.js';
+import { AS_PROCESS, createBackendTransport } from '../runtime/transports/create-backend-transport.js';
 
 const ANNOUNCED_S = 2;
 
 describe('streamable-HTTP client transport: kept-alive connections', () => {
   let server: Server | undefined;
-  let transport: NodeStreamableHttpClientTransport | undefined;
+  let transport: Transport | undefined;
   afterEach(async () => {
     await transport?.close();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
@@ -29,13 +35,25 @@ describe('streamable-HTTP client transport: kept-alive connections', () => {
     transport = undefined;
   });
 
-  it('retires an idle connection before the announced timeout, so a later call opens a new one', async () => {
+  /** The only part of an OAuth provider a backend that accepts the token asks for: the token. */
+  const provider = { tokens: async () => ({ access_token: 'kept-alive-token', token_type: 'Bearer' }) } as unknown as OAuthClientProvider;
+  const transports: Array<[string, (url: URL) => Transport]> = [
+    ['no auth', (url) => new NodeStreamableHttpClientTransport(url)],
+    [
+      'OAuth',
+      (url) => createBackendTransport('b', { type: 'streamable-http', url: url.href, auth: { type: 'oauth' } }, AS_PROCESS, { httpAuth: () => ({ provider }) }),
+    ],
+  ];
+
+  it.each(transports)('retires an idle connection before the announced timeout, so a later call opens a new one (%s)', async (kind, make) => {
     const lastAnswer = new WeakMap<Socket, number>();
+    const authorizations = new Set<string | undefined>();
     const connections = new Set<Socket>();
     let staleReuses = 0;
     server = createServer((req, res) => {
       const socket = req.socket;
       connections.add(socket);
+      authorizations.add(req.headers.authorization);
       const idleSince = lastAnswer.get(socket);
       if (idleSince !== undefined && Date.now() - idleSince > ANNOUNCED_S * 1000) {
         staleReuses++;
@@ -55,7 +73,7 @@ describe('streamable-HTTP client transport: kept-alive connections', () => {
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
 
-    transport = new NodeStreamableHttpClientTransport(url);
+    transport = make(url);
     const answers: JSONRPCMessage[] = [];
     const errors: Error[] = [];
     transport.onmessage = (m) => answers.push(m);
@@ -76,5 +94,6 @@ describe('streamable-HTTP client transport: kept-alive connections', () => {
     expect(staleReuses).toBe(0);
     expect(connections.size).toBe(2);
     expect(errors).toEqual([]);
+    expect([...authorizations]).toEqual([kind === 'OAuth' ? 'Bearer kept-alive-token' : undefined]);
   });
 });

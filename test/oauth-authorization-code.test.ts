@@ -24,6 +24,7 @@ import type { HttpBackendSpec } from '../schemas/config.js';
 import { authorizeInBrowser, launchChromium, type HeadlessBrowser } from './helpers/chromium.js';
 import { readTokenFile } from './helpers/token-file.js';
 import { startOAuthEnv, type OAuthEnv } from './fixtures/oauth-env.js';
+import { AS_PROCESS, createBackendTransport } from '../runtime/transports/create-backend-transport.js';
 
 const NAME = 'protected';
 
@@ -41,7 +42,7 @@ function textOf(result: unknown): string {
 async function connectError(manager: BackendAuthManager, spec: HttpBackendSpec): Promise<unknown> {
   const c = client();
   try {
-    await c.connect(manager.createTransport(NAME, spec));
+    await c.connect(createBackendTransport(NAME, spec, AS_PROCESS, manager));
   } catch (err) {
     await c.close();
     return err;
@@ -52,7 +53,7 @@ async function connectError(manager: BackendAuthManager, spec: HttpBackendSpec):
 
 async function connected(manager: BackendAuthManager, spec: HttpBackendSpec): Promise<Client> {
   const c = client();
-  await c.connect(manager.createTransport(NAME, spec));
+  await c.connect(createBackendTransport(NAME, spec, AS_PROCESS, manager));
   return c;
 }
 
@@ -106,7 +107,7 @@ describe('OAuth backend: authorization code, consent in a browser', () => {
   it('over SSE too, a backend that needs consent reports AuthorizationRequired', async () => {
     const sse: HttpBackendSpec = { type: 'sse', url: env.server.sseUrl, auth: { type: 'oauth' } };
     const c = client();
-    const err = await c.connect(manager.createTransport('protected-sse', sse)).then(
+    const err = await c.connect(createBackendTransport('protected-sse', sse, AS_PROCESS, manager)).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -22,6 +22,7 @@ import { NodeStreamableHttpClientTransport } from '../runtime/transports/node-st
 import type { HttpBackendSpec } from '../schemas/config.js';
 import { readTokenFile } from './helpers/token-file.js';
 import { MACHINE_CLIENT, startOAuthEnv, type OAuthEnv } from './fixtures/oauth-env.js';
+import { AS_PROCESS, createBackendTransport } from '../runtime/transports/create-backend-transport.js';
 
 /** Machine clients registered with their public key only: they authenticate with private_key_jwt (RFC 7523). */
 const SIGNERS = {
@@ -79,7 +80,7 @@ describe('OAuth backend: client_credentials and bearer, no browser', () => {
 
   it('a pre-registered machine client gets its token at connect, before the first request', async () => {
     const unauthorizedBefore = env.server.stats.unauthorized;
-    const me = await whoami(manager.createTransport('m2m', machine(env.server.mcpUrl)));
+    const me = await whoami(createBackendTransport('m2m', machine(env.server.mcpUrl), AS_PROCESS, manager));
     expect(me.client_id).toBe(MACHINE_CLIENT.id);
     expect(me.scopes).toEqual(['mcp:tools']);
     expect(env.server.stats.unauthorized).toBe(unauthorizedBefore);
@@ -93,13 +94,13 @@ describe('OAuth backend: client_credentials and bearer, no browser', () => {
   });
 
   it('works over SSE as well', async () => {
-    const me = await whoami(manager.createTransport('m2m-sse', machine(env.server.sseUrl, 'sse')));
+    const me = await whoami(createBackendTransport('m2m-sse', machine(env.server.sseUrl, 'sse'), AS_PROCESS, manager));
     expect(me.client_id).toBe(MACHINE_CLIENT.id);
   });
 
   it('without a client_id the gateway registers a confidential machine client itself', async () => {
     const spec: HttpBackendSpec = { type: 'streamable-http', url: env.server.mcpUrl, auth: { type: 'oauth', grant: 'client_credentials' } };
-    const me = await whoami(manager.createTransport('m2m-dcr', spec));
+    const me = await whoami(createBackendTransport('m2m-dcr', spec, AS_PROCESS, manager));
     const [registration] = env.as.registrations();
     expect(env.as.registrations()).toHaveLength(1);
     expect(registration.grant_types).toEqual(['client_credentials']);
@@ -132,7 +133,7 @@ describe('OAuth backend: client_credentials and bearer, no browser', () => {
         url: env.server.mcpUrl,
         auth: { type: 'oauth', grant: 'client_credentials', client_id: SIGNERS[kind].id, private_key: keys[kind] },
       };
-      const me = await whoami(manager.createTransport(`m2m-jwt-${kind}`, spec));
+      const me = await whoami(createBackendTransport(`m2m-jwt-${kind}`, spec, AS_PROCESS, manager));
       expect(me).toEqual({ client_id: SIGNERS[kind].id, scopes: ['mcp:tools'] });
     }
     expect(env.as.registrations()).toHaveLength(1); // only the one of the dynamic-registration test above
@@ -145,13 +146,15 @@ describe('OAuth backend: client_credentials and bearer, no browser', () => {
       url: env.server.mcpUrl,
       auth: { type: 'oauth', grant: 'client_credentials', ...auth },
     });
-    expect(() => manager.createTransport('jwt-no-id', spec({ private_key: pem }))).toThrow(/private_key needs auth\.client_id/);
-    expect(() => manager.createTransport('jwt-no-key', spec({ client_id: 'x', token_endpoint_auth_method: 'private_key_jwt' }))).toThrow(
+    expect(() => createBackendTransport('jwt-no-id', spec({ private_key: pem }), AS_PROCESS, manager)).toThrow(/private_key needs auth\.client_id/);
+    expect(() => createBackendTransport('jwt-no-key', spec({ client_id: 'x', token_endpoint_auth_method: 'private_key_jwt' }), AS_PROCESS, manager)).toThrow(
       /private_key_jwt needs auth\.private_key/,
     );
-    expect(() => manager.createTransport('jwt-not-a-key', spec({ client_id: 'x', private_key: 'not a key at all' }))).toThrow(/not a PEM private key/);
+    expect(() => createBackendTransport('jwt-not-a-key', spec({ client_id: 'x', private_key: 'not a key at all' }), AS_PROCESS, manager)).toThrow(
+      /not a PEM private key/,
+    );
     const ed = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    expect(() => manager.createTransport('jwt-ed', spec({ client_id: 'x', private_key: ed }))).toThrow(/ed25519 key cannot sign/);
+    expect(() => createBackendTransport('jwt-ed', spec({ client_id: 'x', private_key: ed }), AS_PROCESS, manager)).toThrow(/ed25519 key cannot sign/);
   });
 
   it('a wrong client secret is an error of its own, not a request for consent', async () => {
@@ -160,7 +163,7 @@ describe('OAuth backend: client_credentials and bearer, no browser', () => {
       url: env.server.mcpUrl,
       auth: { type: 'oauth', grant: 'client_credentials', client_id: MACHINE_CLIENT.id, client_secret: 'wrong-secret-0123456789' },
     };
-    const err = await whoami(manager.createTransport('m2m-bad', spec)).then(
+    const err = await whoami(createBackendTransport('m2m-bad', spec, AS_PROCESS, manager)).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -19,6 +19,7 @@ import type { HttpBackendSpec } from '../schemas/config.js';
 import { authorizeInBrowser, launchChromium } from './helpers/chromium.js';
 import { readTokenFile } from './helpers/token-file.js';
 import { startOAuthEnv, type OAuthEnv } from './fixtures/oauth-env.js';
+import { AS_PROCESS, createBackendTransport } from '../runtime/transports/create-backend-transport.js';
 
 const NAME = 'short-lived';
 
@@ -63,7 +64,7 @@ describe('OAuth backend: access tokens expire, refresh keeps the backend working
   it('a live connection keeps working across expiries, renewing before a request would be refused', async () => {
     const manager = new BackendAuthManager({ tokensDir: dir, redactor: new Redactor() });
     const c = new Client({ name: 'oauth-test', version: '1.0.0' });
-    await c.connect(manager.createTransport(NAME, spec));
+    await c.connect(createBackendTransport(NAME, spec, AS_PROCESS, manager));
     const clientId = await whoamiClientId(c);
     const unauthorizedBefore = env.server.stats.unauthorized;
     for (let round = 0; round < 2; round++) {
@@ -83,7 +84,7 @@ describe('OAuth backend: access tokens expire, refresh keeps the backend working
     await untilExpired();
     const restarted = new BackendAuthManager({ tokensDir: dir, redactor: new Redactor() });
     const c = new Client({ name: 'oauth-test', version: '1.0.0' });
-    await c.connect(restarted.createTransport(NAME, spec));
+    await c.connect(createBackendTransport(NAME, spec, AS_PROCESS, restarted));
     expect(await whoamiClientId(c)).toBe(env.as.registrations()[0].client_id);
     expect(env.as.registrations()).toHaveLength(1);
     await c.close();

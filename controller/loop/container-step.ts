@@ -12,7 +12,7 @@
 import type { StdioBackendSpec } from '../../schemas/config.js';
 import type { ContainerManager, EnsuredImage } from '../../runtime/containers/container-manager.js';
 import { ContainerError } from '../../runtime/containers/errors.js';
-import type { LaunchedTransport } from '../../runtime/transports/create-transport.js';
+import { AS_PROCESS, type Placement } from '../../runtime/transports/create-backend-transport.js';
 import type { StatusView, StatusWriter } from '../status/status-store.js';
 import type { EventBus } from '../event-bus.js';
 
@@ -27,8 +27,8 @@ export interface ContainerMemory {
 export type ContainerManagerPort = Pick<ContainerManager, 'placement' | 'ensureImage' | 'fallbackReason' | 'createTransport'>;
 
 export type ContainerStepResult =
-  /** Connect now, with this launcher (undefined: as a bare process). */
-  | { next: 'connect'; launch?: () => LaunchedTransport; inContainer: boolean }
+  /** Connect now, placed here (a bare process, or the container whose image is ready). */
+  | { next: 'connect'; placement: Placement }
   /** A step was taken (the image): look again at once. */
   | { next: 'requeue' }
   /** It cannot run: the caller records it as a failure with this reason and backs off. */
@@ -47,10 +47,10 @@ export async function containerStep(d: ContainerStepDeps, name: string, spec: St
   if (placement.mode === 'process') {
     // No runtime: the gateway warned once at start-up for every such backend; the record says it here.
     if (placement.warn) recordBare(d, name, placement.reason, false);
-    return { next: 'connect', inContainer: false };
+    return { next: 'connect', placement: AS_PROCESS };
   }
   const key = placement.plan.build?.hash ?? placement.plan.image ?? '';
-  if (memory.bareFor === key) return { next: 'connect', inContainer: false };
+  if (memory.bareFor === key) return { next: 'connect', placement: AS_PROCESS };
   if (memory.image?.key !== key) {
     d.status.update(
       name,
@@ -81,8 +81,7 @@ export async function containerStep(d: ContainerStepDeps, name: string, spec: St
     }
     return { next: 'requeue' };
   }
-  const image = memory.image.image;
-  return { next: 'connect', inContainer: true, launch: () => d.containers.createTransport(name, spec, placement.plan, image) };
+  return { next: 'connect', placement: { mode: 'container', containers: d.containers, plan: placement.plan, image: memory.image.image } };
 }
 
 /** After a failed connect in a container: the image may be gone (a `gateway clean --all`): check it again next time. */

@@ -17,8 +17,8 @@ import { sameConnection, type DesiredState } from '../config/desired-state.js';
 import type { StatusView, StatusWriter } from '../status/status-store.js';
 import type { HealthProber, Pingable, ProbeResult } from '../health/health-prober.js';
 import type { BackoffLimiter } from './backoff.js';
-import type { LaunchedTransport } from '../../runtime/transports/create-transport.js';
-import type { ContainerView } from '../status/status-store.js';
+import type { Placement } from '../../runtime/transports/create-backend-transport.js';
+import type { ContainerRef } from '../../schemas/records.js';
 import type { ConditionUpdate } from '../status/conditions.js';
 import { containerStep, forgetImage, type ContainerManagerPort, type ContainerMemory } from './container-step.js';
 import { findAuthorizationRequired } from '../../runtime/auth/errors.js';
@@ -33,7 +33,7 @@ export interface BackendHandle extends Pingable {
   /** Set when it ended because the user must authorize the gateway again (OAuth): no retry helps. */
   readonly authorizationRequired?: string;
   /** The container it runs in, once started. */
-  readonly container?: ContainerView;
+  readonly container?: ContainerRef;
   connect(): Promise<void>;
   close(): Promise<void>;
   once(event: 'closed', listener: (reason: string) => void): unknown;
@@ -43,8 +43,8 @@ export interface BackendHandle extends Pingable {
 
 /** The connections in service and the route table built from them (runtime/backends/serving-backends.ts). */
 export interface ServingSet<C extends BackendHandle> {
-  /** A new connection; `launch` makes its transport (a container) instead of the spec. */
-  create(name: string, spec: BackendSpec, launch?: () => LaunchedTransport): C;
+  /** A new connection, placed where the container steps decided (absent: as the spec says). */
+  create(name: string, spec: BackendSpec, placement?: Placement): C;
   attach(conn: C): void;
   /** Out of service; `remember` keeps its names so calls can say the backend is down rather than unknown. */
   detach(name: string, opts: { remember: boolean }): void;
@@ -336,10 +336,10 @@ export class Reconciler<C extends BackendHandle> {
     const step = await containerStep({ ...this.d, containers: this.d.containers }, name, desired, live.container);
     if (step.next === 'requeue') return { requeueAfterMs: 0 };
     if (step.next === 'fail') return this.failAttempt(name, live, step.message, step.reason, this.d.desired.reconnectRequested(name));
-    return this.connect(name, live, desired, step.launch);
+    return this.connect(name, live, desired, step.placement);
   }
 
-  private async connect(name: string, live: Live<C>, spec: BackendSpec, launch?: () => LaunchedTransport): Promise<ReconcileResult> {
+  private async connect(name: string, live: Live<C>, spec: BackendSpec, placement?: Placement): Promise<ReconcileResult> {
     const answering = this.d.desired.reconnectRequested(name);
     const attempt = this.d.backoff.failures(name) + 1;
     live.attemptSpec = spec;
@@ -349,7 +349,7 @@ export class Reconciler<C extends BackendHandle> {
       'connecting',
     );
     this.d.events.emit({ stage: 'connecting', backend: name, message: `connecting to ${name} (attempt ${attempt})` });
-    const conn = this.d.serving.create(name, spec, launch);
+    const conn = this.d.serving.create(name, spec, placement);
     live.connecting = conn;
     const started = performance.now();
     try {
@@ -366,7 +366,7 @@ export class Reconciler<C extends BackendHandle> {
       const auth = findAuthorizationRequired(err);
       if (auth) return this.awaitAuthorization(name, live, spec, auth.message, answering);
       // The image may be gone (a `gateway clean --all`): it is checked again before the next attempt.
-      if (launch) forgetImage(live.container);
+      if (placement?.mode === 'container') forgetImage(live.container);
       return this.failAttempt(name, live, reason, 'ConnectFailed', answering);
     }
     live.connecting = undefined;

@@ -9,7 +9,7 @@
  * `phase_changed` event.
  */
 import type { BackendSpec } from '../../schemas/config.js';
-import type { Condition, ConnectionState, HealthStatus, Phase, Severity } from '../../schemas/records.js';
+import type { Condition, ConnectionState, ContainerRef, HealthStatus, Phase, Severity } from '../../schemas/records.js';
 import type { EventBus } from '../event-bus.js';
 import { withCondition, type ConditionUpdate } from './conditions.js';
 import { derivePhase } from './phase.js';
@@ -33,13 +33,7 @@ export interface BackendStatus {
   /** The last manual reconnect request (see DesiredState) a connect attempt has answered. */
   readonly reconnectsAnswered: number;
   /** The hardened container the backend runs in, once started; null for a process or an HTTP backend. */
-  readonly container: ContainerView | null;
-}
-
-export interface ContainerView {
-  id: string;
-  image: string;
-  runtime: string;
+  readonly container: ContainerRef | null;
 }
 
 export interface StatusView {
@@ -57,7 +51,7 @@ export interface StatusPatch {
   health?: Partial<HealthView>;
   shuttingDown?: boolean;
   reconnectsAnswered?: number;
-  container?: ContainerView | null;
+  container?: ContainerRef | null;
   conditions?: readonly ConditionUpdate[];
 }
 

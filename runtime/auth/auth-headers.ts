@@ -1,7 +1,7 @@
 /**
  * The headers of an HTTP backend once its `auth` is taken into account.
  * `auth` wins over a configured `Authorization` header: with `bearer` the
- * header carries that token, with `oauth` the SDK's transport sets it from
+ * header carries that token, with `oauth` the transport sets it from
  * the current access token, and a stale configured value must not replace it.
  */
 import type { HttpBackendSpec } from '../../schemas/config.js';

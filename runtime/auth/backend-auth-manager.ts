@@ -4,7 +4,7 @@
  * (shared by every reconnect, so a refresh is never lost) and at most one
  * pending re-authentication flow.
  *
- * - `createTransport(name, spec)`: the client transport for such a backend.
+ * - `httpAuth(name, spec)`: what the backend's transport authenticates with.
  * - `startReauth(name, spec)`: starts (or joins) the flow; resolves at once
  *   with the authorization URL. When the flow ends, `reauthenticated` or
  *   `reauth_failed` is emitted; the caller reconnects the backend.
@@ -12,7 +12,6 @@
  * Tokens live in `<state>/tokens/<backend>.json` (see token-store.ts).
  */
 import { EventEmitter } from 'node:events';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { BackendSpec, HttpBackendSpec } from '../../schemas/config.js';
 import type { Logger } from '../observability/logging/logger.js';
 import { redactor as processRedactor, type Redactor } from '../observability/logging/redactor.js';
@@ -21,7 +20,8 @@ import { AuthorizationFlow } from './authorization-flow.js';
 import { ConnectionOAuthProvider } from './connection-provider.js';
 import { ReauthNotSupportedError } from './errors.js';
 import { OAuthBackendState, type OAuthSpec } from './oauth-backend-state.js';
-import { createOAuthTransport } from './oauth-transport.js';
+import type { HttpAuth } from '../transports/node-streamable-http-client-transport.js';
+import type { OAuthSource } from '../transports/create-backend-transport.js';
 import { TokenStore, tokenFile } from './token-store.js';
 
 /** How long a flow waits for the browser before it is abandoned. */
@@ -57,7 +57,7 @@ interface Entry {
   starting?: Promise<AuthorizationFlow>;
 }
 
-export class BackendAuthManager extends EventEmitter<BackendAuthEvents> {
+export class BackendAuthManager extends EventEmitter<BackendAuthEvents> implements OAuthSource {
   private readonly entries = new Map<string, Entry>();
   private readonly dir: string;
   private readonly redactor: Redactor;
@@ -70,10 +70,15 @@ export class BackendAuthManager extends EventEmitter<BackendAuthEvents> {
     this.flowTimeoutMs = opts.flowTimeoutMs ?? DEFAULT_FLOW_TIMEOUT_MS;
   }
 
-  /** The client transport of an `sse`/`streamable-http` backend with `auth.type: oauth`. */
-  createTransport(name: string, spec: HttpBackendSpec): Transport {
-    const entry = this.entry(name, spec);
-    return createOAuthTransport(spec, entry.provider, entry.backend);
+  /**
+   * What the transport of an `sse`/`streamable-http` backend with
+   * `auth.type: oauth` authenticates with: the connection's provider (shared
+   * by every reconnect, so a refresh is never lost), and where each challenge
+   * (scope, resource metadata) is noted for the next authorization.
+   */
+  httpAuth(name: string, spec: HttpBackendSpec): HttpAuth {
+    const { provider, backend } = this.entry(name, spec);
+    return { provider, onChallenge: (status, res) => backend.noteChallenge(status, res) };
   }
 
   /**

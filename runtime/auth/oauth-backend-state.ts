@@ -6,7 +6,6 @@
  * completed flow is seen by the next request at once.
  */
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { BackendAuth } from '../../schemas/config.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { TokenStore } from './token-store.js';
@@ -39,15 +38,7 @@ export class OAuthBackendState {
     return this.spec.grant ?? 'authorization_code';
   }
 
-  /** A fetch for the backend's transport that notes every challenge and changes nothing. */
-  observingFetch(inner: FetchLike = fetch): FetchLike {
-    return async (url, init) => {
-      const res = await inner(url, init);
-      if (res.status === 401 || res.status === 403) this.noteChallenge(res.status, res);
-      return res;
-    };
-  }
-
+  /** Notes what a 401 or 403 answer of the backend said (its transport tells every one). */
   noteChallenge(status: 401 | 403, res: Response): void {
     // Only a Bearer challenge is about our token (an authorization server's 401 is not).
     if (!/^\s*bearer\b/i.test(res.headers.get('www-authenticate') ?? '')) return;

@@ -21,8 +21,8 @@ import {
 import type { Logger } from '../observability/logging/logger.js';
 import { DEFAULT_TIMEOUTS, type BackendSpec } from '../../schemas/config.js';
 import { BackendUnavailableError } from '../../schemas/errors.js';
-import { createTransport, type LaunchedTransport } from '../transports/create-transport.js';
-import type { OrderedDeliveryTransport } from '../transports/ordered-delivery.js';
+import type { BackendTransport, TransportHooks } from '../transports/backend-transport.js';
+import type { ContainerRef } from '../../schemas/records.js';
 import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
 import { AuthorizationRequiredError, findAuthorizationRequired } from '../auth/errors.js';
@@ -75,7 +75,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   readonly spec: BackendSpec;
   catalog: BackendCatalog = emptyCatalog();
   private client?: Client;
-  private transport?: OrderedDeliveryTransport;
+  private transport?: BackendTransport;
   private closing = false;
   /** Set once connect() has succeeded; transport errors before that are connect()'s to report. */
   private connected = false;
@@ -95,8 +95,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     spec: BackendSpec,
     private readonly bridge: BackendBridge,
     private readonly log: Logger,
-    /** Makes the transport instead of the spec (a stdio backend's hardened container). */
-    private readonly launch?: () => LaunchedTransport,
+    /** Makes a fresh transport for each connect (runtime/transports/create-backend-transport.ts). */
+    private readonly openTransport: (hooks: TransportHooks) => BackendTransport,
   ) {
     super();
     this.name = name;
@@ -118,27 +118,23 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   }
 
   get pid(): number | undefined {
-    return (this.transport?.inner as { pid?: number } | undefined)?.pid;
+    return this.transport?.pid;
   }
 
   /** The container this backend runs in, once started: `{ id, image, runtime }` (undefined for a process or an HTTP backend). */
-  get container(): { id: string; image: string; runtime: string } | undefined {
-    return (this.transport?.inner as { info?: { id: string; image: string; runtime: string } } | undefined)?.info;
+  get container(): ContainerRef | undefined {
+    return this.transport?.container;
   }
 
   /** Connects, initializes and loads the catalog, within the connect timeout. */
   async connect(): Promise<void> {
     const timeoutMs = this.connectTimeoutMs;
-    const transport = createTransport(
-      this.spec,
-      {
-        onstderr: (line) => this.log.debug({ backend: this.name, stream: 'stderr' }, line),
-        onexit: ({ code, signal }) => {
-          this.exitReason = signal ? `process killed by ${signal}` : `process exited with code ${code}`;
-        },
+    const transport = this.openTransport({
+      onstderr: (line) => this.log.debug({ backend: this.name, stream: 'stderr' }, line),
+      onexit: ({ code, signal }) => {
+        this.exitReason = signal ? `process killed by ${signal}` : `process exited with code ${code}`;
       },
-      this.launch,
-    );
+    });
     this.transport = transport;
     const client = new Client(
       { name: GATEWAY_NAME, version: GATEWAY_VERSION },
@@ -237,7 +233,9 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     this.catalog = emptyCatalog();
     try {
       // A streamable HTTP session we end on purpose is ended at the backend too (DELETE), briefly: a dead backend must not hold us up.
-      if (!endedByItself && this.connected && transport) await withTimeout(transport.terminateSession(), SESSION_END_TIMEOUT_MS).catch(() => undefined);
+      if (!endedByItself && this.connected && transport?.terminateSession) {
+        await withTimeout(transport.terminateSession(), SESSION_END_TIMEOUT_MS).catch(() => undefined);
+      }
       if (client) await client.close();
       else await transport?.close();
     } catch (err) {

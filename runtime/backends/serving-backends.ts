@@ -10,8 +10,7 @@ import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import { BackendConnection, type BackendBridge, type ForwardOptions } from './backend-connection.js';
 import type { JsonObject } from '../routing/caller.js';
-import type { LaunchedTransport } from '../transports/create-transport.js';
-import type { BackendAuthManager } from '../auth/backend-auth-manager.js';
+import { AS_PROCESS, createBackendTransport, type OAuthSource, type Placement } from '../transports/create-backend-transport.js';
 import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type RouteTable } from '../routing/route-table.js';
 import { listResultJson } from '../transports/json-rpc.js';
 import type { BackendCatalog } from './backend-catalog.js';
@@ -63,8 +62,8 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   constructor(
     private readonly bridge: BackendBridge,
     private readonly log: Logger,
-    /** Makes the transports of backends with `auth.type: oauth`. */
-    private readonly auth?: Pick<BackendAuthManager, 'createTransport'>,
+    /** The outgoing OAuth of backends with `auth.type: oauth`. */
+    private readonly auth?: OAuthSource,
   ) {
     super();
   }
@@ -77,11 +76,9 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     this.rebuild();
   }
 
-  /** A new connection; `launch` makes its transport (a container). An OAuth backend's transport comes from the auth manager. */
-  create(name: string, spec: BackendSpec, launch?: () => LaunchedTransport): BackendConnection {
-    const auth = this.auth;
-    const oauth = spec.type !== 'stdio' && spec.auth?.type === 'oauth' && auth ? () => auth.createTransport(name, spec) : undefined;
-    return new BackendConnection(name, spec, this.bridge, this.log, launch ?? oauth);
+  /** A new connection, placed where the container steps decided (a stdio backend: process or container). */
+  create(name: string, spec: BackendSpec, placement: Placement = AS_PROCESS): BackendConnection {
+    return new BackendConnection(name, spec, this.bridge, this.log, (hooks) => createBackendTransport(name, spec, placement, this.auth, hooks));
   }
 
   /** Puts a connected backend into service. */

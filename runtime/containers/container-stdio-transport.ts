@@ -12,11 +12,10 @@ import type { Socket } from 'node:net';
 import type Docker from 'dockerode';
 import type { ContainerCreateOptions } from 'dockerode';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcLineReader } from '../transports/line-reader.js';
 import { TextLineSplitter } from '../transports/text-line-splitter.js';
-import type { ProcessExit } from '../transports/process-group-stdio-transport.js';
+import type { BackendTransport, ProcessExit } from '../transports/backend-transport.js';
 import type { ContainerRuntime, RuntimeName } from './container-runtime.js';
 import { ContainerError, daemonMessage } from './errors.js';
 
@@ -34,7 +33,7 @@ const STOP_TIMEOUT_S = 2;
 /** How long to wait for the exit status once the output stream has ended. */
 const EXIT_STATUS_GRACE_MS = 3000;
 
-export class ContainerStdioTransport implements Transport {
+export class ContainerStdioTransport implements BackendTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -42,7 +41,7 @@ export class ContainerStdioTransport implements Transport {
   /** Once, when the container has stopped, before onclose. `signal` is always null: a container reports an exit code. */
   onexit?: (exit: ProcessExit) => void;
 
-  private container?: Docker.Container;
+  private handle?: Docker.Container;
   private socket?: Socket;
   private readonly reader = new JsonRpcLineReader();
   private readonly exited: Promise<void>;
@@ -72,8 +71,8 @@ export class ContainerStdioTransport implements Transport {
   }
 
   /** The running container, once start() has created it. */
-  get info(): ContainerInfo | undefined {
-    return this.container ? { id: this.container.id, image: this.create.Image!, runtime: this.runtime.name } : undefined;
+  get container(): ContainerInfo | undefined {
+    return this.handle ? { id: this.handle.id, image: this.create.Image!, runtime: this.runtime.name } : undefined;
   }
 
   async start(): Promise<void> {
@@ -87,7 +86,7 @@ export class ContainerStdioTransport implements Transport {
     } catch (err) {
       throw new ContainerError(this.backend, 'ContainerCreateFailed', `creating the container failed: ${daemonMessage(err)}`, err);
     }
-    this.container = container;
+    this.handle = container;
     try {
       const socket = await attach(docker, container.id);
       this.socket = socket;
@@ -145,7 +144,7 @@ export class ContainerStdioTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    const container = this.container;
+    const container = this.handle;
     // Never started, or its start failed (and cleaned up after itself): nothing runs.
     if (!container || this.startFailed) return;
     if (this.closing) return this.exited;

@@ -14,7 +14,8 @@
  *   Mcp-Protocol-Version once the client negotiated it; configured headers
  *   are added to every request (and may override those).
  * - An answer is plain JSON or an SSE stream (events `message` or unnamed;
- *   `id`, `retry` and comments understood). 202 answers notifications; after
+ *   `id`, `retry` and comments understood), parsed by eventsource-parser as
+ *   in the SDK. 202 answers notifications; after
  *   `notifications/initialized` the standalone GET stream is opened (405 means
  *   the server offers none).
  * - A GET stream that ends, or a POST stream that ends after an event id but
@@ -26,18 +27,34 @@
  *   the send with the SDK's StreamableHTTPError (code = status).
  * - close() aborts everything in flight; terminateSession() sends DELETE.
  *
- * There is no OAuth provider: gateway backends authenticate with headers.
+ * - OAuth (`auth`): the SDK's OAuthClientProvider supplies the bearer token
+ *   of every request; a 401, or a 403 `insufficient_scope`, runs the SDK's
+ *   `auth()` once with the challenge's resource metadata and scope, then the
+ *   request is sent again (a second refusal is the answer).
  */
 import http, { type IncomingMessage, type ClientRequest, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { auth as authorize, extractWWWAuthenticateParams, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { createParser } from 'eventsource-parser';
 import { isRequestMessage, mediaType, toJsonRpcMessage } from './json-rpc.js';
+import type { BackendTransport } from './backend-transport.js';
+
+/** Outgoing OAuth of a backend: the SDK's provider and `auth()` do the work; the transport only asks them. */
+export interface HttpAuth {
+  provider: OAuthClientProvider;
+  /** The fetch of the authorization calls (resource metadata, authorization server, token endpoint). */
+  fetch?: FetchLike;
+  /** Told of every 401 or 403 answer before it is acted on (the backend's challenge). */
+  onChallenge?: (status: 401 | 403, response: Response) => void;
+}
 
 export interface NodeStreamableHttpClientOptions {
   /** Sent with every request (e.g. Authorization). */
   headers?: Record<string, string>;
+  auth?: HttpAuth;
   reconnection?: { initialReconnectionDelay: number; maxReconnectionDelay: number; reconnectionDelayGrowFactor: number; maxRetries: number };
 }
 
@@ -61,13 +78,14 @@ const AGENT_IDLE_TIMEOUT_MS = 60_000;
 /** A byte order mark starting a body: fetch's UTF-8 decode (the SDK's transport) drops it, Node's decoder does not. */
 const BOM = 0xfeff;
 
-export class NodeStreamableHttpClientTransport implements Transport {
+export class NodeStreamableHttpClientTransport implements BackendTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
   private readonly url: URL;
   private readonly extraHeaders: Record<string, string>;
+  private readonly auth?: HttpAuth;
   private readonly agent: http.Agent;
   private readonly requestFn: typeof http.request;
   private readonly reconnection: NonNullable<NodeStreamableHttpClientOptions['reconnection']>;
@@ -86,6 +104,7 @@ export class NodeStreamableHttpClientTransport implements Transport {
   constructor(url: URL, opts: NodeStreamableHttpClientOptions = {}) {
     this.url = url;
     this.extraHeaders = opts.headers ?? {};
+    this.auth = opts.auth;
     this.reconnection = opts.reconnection ?? DEFAULT_RECONNECTION;
     const secure = url.protocol === 'https:';
     this.requestFn = secure ? https.request : http.request;
@@ -124,7 +143,11 @@ export class NodeStreamableHttpClientTransport implements Transport {
         return;
       }
       const body = JSON.stringify(message);
-      const res = await this.request('POST', { ...this.baseHeaders, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body);
+      const res = await this.authorized(
+        'POST',
+        { ...this.baseHeaders, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+      );
       this.takeSessionId(res);
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
@@ -165,7 +188,7 @@ export class NodeStreamableHttpClientTransport implements Transport {
   async terminateSession(): Promise<void> {
     if (!this._sessionId) return;
     try {
-      const res = await this.request('DELETE', { ...this.baseHeaders });
+      const res = await this.authorized('DELETE', { ...this.baseHeaders });
       res.resume();
       const status = res.statusCode ?? 0;
       if ((status < 200 || status >= 300) && status !== 405) {
@@ -216,6 +239,31 @@ export class NodeStreamableHttpClientTransport implements Transport {
     }
   }
 
+  /**
+   * A request with the OAuth bearer token, when the backend uses OAuth. A 401
+   * (or a 403 insufficient_scope) runs the SDK's auth() once: a refresh, a new
+   * client_credentials token, or the provider's AuthorizationRequiredError when
+   * only the user can help. Without OAuth it is a plain request.
+   */
+  private async authorized(method: string, headers: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
+    const auth = this.auth;
+    if (!auth) return this.request(method, headers, body);
+    for (let attempt = 0; ; attempt++) {
+      const tokens = await auth.provider.tokens();
+      const res = await this.request(method, tokens ? { ...headers, authorization: `Bearer ${tokens.access_token}` } : headers, body);
+      const status = res.statusCode;
+      if (status !== 401 && status !== 403) return res;
+      const challenge = challengeOf(res);
+      auth.onChallenge?.(status, challenge);
+      const { resourceMetadataUrl, scope, error } = extractWWWAuthenticateParams(challenge);
+      // A 403 for another reason is not about the token; a second refusal after auth() is the answer (no loop).
+      if ((status === 403 && error !== 'insufficient_scope') || attempt > 0) return res;
+      res.resume();
+      const result = await authorize(auth.provider, { serverUrl: this.url, resourceMetadataUrl, scope, fetchFn: auth.fetch });
+      if (result !== 'AUTHORIZED') throw new UnauthorizedError();
+    }
+  }
+
   /** One HTTP request; resolves with the response once its headers are in (redirects followed as by the SDK). */
   private async request(method: string, headers: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
     let url = this.url;
@@ -256,7 +304,7 @@ export class NodeStreamableHttpClientTransport implements Transport {
     try {
       const headers: OutgoingHttpHeaders = { ...this.baseHeaders, accept: 'text/event-stream' };
       if (options.resumptionToken) headers['last-event-id'] = options.resumptionToken;
-      const res = await this.request('GET', headers);
+      const res = await this.authorized('GET', headers);
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
         res.resume();
@@ -276,8 +324,8 @@ export class NodeStreamableHttpClientTransport implements Transport {
     let lastEventId: string | undefined;
     let primed = false;
     let answered = false;
-    const parser = new SseParser(
-      (event) => {
+    const parser = createParser({
+      onEvent: (event) => {
         if (event.id !== undefined) {
           lastEventId = event.id;
           primed = true;
@@ -296,12 +344,20 @@ export class NodeStreamableHttpClientTransport implements Transport {
           this.onerror?.(error as Error);
         }
       },
-      (retryMs) => {
+      onRetry: (retryMs) => {
         this.serverRetryMs = retryMs;
       },
-    );
+    });
     res.setEncoding('utf8');
-    res.on('data', (chunk: string) => parser.push(chunk));
+    let first = true;
+    res.on('data', (chunk: string) => {
+      // A byte order mark may start the stream: fetch's UTF-8 decode (the SDK's transport) drops it, Node's decoder does not.
+      if (first && chunk.length > 0) {
+        first = false;
+        if (chunk.charCodeAt(0) === BOM) chunk = chunk.slice(1);
+      }
+      parser.feed(chunk);
+    });
     let ended = false;
     const finish = (error?: Error) => {
       if (ended) return;
@@ -333,93 +389,6 @@ export class NodeStreamableHttpClientTransport implements Transport {
   }
 }
 
-interface SseEvent {
-  event?: string;
-  data: string;
-  id?: string;
-}
-
-/** Incremental text/event-stream parser (WHATWG event stream format). */
-class SseParser {
-  private buffer = '';
-  private data: string[] = [];
-  private event?: string;
-  private id?: string;
-  private sawId = false;
-  /** Text arrived already (a byte order mark may only start the stream). */
-  private started = false;
-
-  constructor(
-    private readonly onEvent: (e: SseEvent) => void,
-    private readonly onRetry: (ms: number) => void,
-  ) {}
-
-  push(chunk: string): void {
-    if (!this.started && chunk.length > 0) {
-      this.started = true;
-      if (chunk.charCodeAt(0) === BOM) chunk = chunk.slice(1);
-    }
-    this.buffer += chunk;
-    let start = 0;
-    for (;;) {
-      let end = -1;
-      let next = -1;
-      for (let i = start; i < this.buffer.length; i++) {
-        const c = this.buffer.charCodeAt(i);
-        if (c === 10) {
-          end = i;
-          next = i + 1;
-          break;
-        }
-        if (c === 13) {
-          if (i + 1 >= this.buffer.length) break; // a CR at the end may be half of CRLF: wait for more
-          end = i;
-          next = this.buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1;
-          break;
-        }
-      }
-      if (end < 0) break;
-      this.line(this.buffer.slice(start, end));
-      start = next;
-    }
-    this.buffer = start === 0 ? this.buffer : this.buffer.slice(start);
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.data.length > 0 || this.sawId) {
-        this.onEvent({ event: this.event, data: this.data.join('\n'), id: this.sawId ? this.id : undefined });
-      }
-      this.data = [];
-      this.event = undefined;
-      this.sawId = false;
-      return;
-    }
-    if (line.charCodeAt(0) === 58) return; // ':' comment (keep-alive)
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.charCodeAt(0) === 32) value = value.slice(1);
-    switch (field) {
-      case 'data':
-        this.data.push(value);
-        break;
-      case 'event':
-        this.event = value;
-        break;
-      case 'id':
-        if (!value.includes('\0')) {
-          this.id = value;
-          this.sawId = true;
-        }
-        break;
-      case 'retry':
-        if (/^\d+$/.test(value)) this.onRetry(Number(value));
-        break;
-    }
-  }
-}
-
 function urlToRequestOptions(url: URL): http.RequestOptions {
   return {
     protocol: url.protocol,
@@ -429,6 +398,12 @@ function urlToRequestOptions(url: URL): http.RequestOptions {
     path: `${url.pathname}${url.search}`,
     ...(url.username || url.password ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` } : {}),
   };
+}
+
+/** The parts of a refusal the SDK's challenge parser reads, as the web Response it expects. */
+function challengeOf(res: IncomingMessage): Response {
+  const header = res.headers['www-authenticate'];
+  return new Response(null, { status: res.statusCode, headers: header ? { 'www-authenticate': header } : {} });
 }
 
 function readText(res: IncomingMessage): Promise<string> {

@@ -14,8 +14,10 @@
  * then every notification handler has run), and so is everything after it.
  * Messages without a notification before them pass straight through.
  */
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { ContainerRef } from '../../schemas/records.js';
+import type { BackendTransport } from './backend-transport.js';
 
 /** The longest a notification or answer waits for the one sent before it. */
 export const ORDERED_SEND_WAIT_MS = 1000;
@@ -27,7 +29,7 @@ const isResponse = (m: JSONRPCMessage): boolean => 'result' in m || 'error' in m
 /** What must not overtake a notification delivered just before it. */
 const waitsForNotifications = (item: Item): boolean => item === 'close' || isResponse(item.message);
 
-export class OrderedDeliveryTransport implements Transport {
+export class OrderedDeliveryTransport implements BackendTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
@@ -39,7 +41,7 @@ export class OrderedDeliveryTransport implements Transport {
   /** The last notification or answer sent; the next one waits for it. */
   private outgoing: Promise<void> = Promise.resolve();
 
-  constructor(readonly inner: Transport) {
+  constructor(private readonly inner: BackendTransport) {
     inner.onmessage = (message, extra) => this.push({ message, extra });
     inner.onerror = (error) => this.onerror?.(error);
     // A close must not overtake held answers: the SDK would fail their requests as "connection closed".
@@ -48,6 +50,14 @@ export class OrderedDeliveryTransport implements Transport {
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
+  }
+
+  get pid(): number | undefined {
+    return this.inner.pid;
+  }
+
+  get container(): ContainerRef | undefined {
+    return this.inner.container;
   }
 
   setProtocolVersion(version: string): void {
@@ -88,7 +98,7 @@ export class OrderedDeliveryTransport implements Transport {
 
   /** Ends a streamable HTTP session at the server (DELETE); nothing for transports without sessions. */
   async terminateSession(): Promise<void> {
-    await (this.inner as { terminateSession?: () => Promise<void> }).terminateSession?.();
+    await this.inner.terminateSession?.();
   }
 
   private push(item: Item): void {

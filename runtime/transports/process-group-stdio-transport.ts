@@ -13,7 +13,7 @@ import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { JsonRpcLineReader } from './line-reader.js';
 import { TextLineSplitter } from './text-line-splitter.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { BackendTransport, ProcessExit } from './backend-transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export interface ProcessLaunch {
@@ -23,15 +23,10 @@ export interface ProcessLaunch {
   cwd?: string;
 }
 
-export interface ProcessExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 /** Time between SIGTERM and SIGKILL of the process group on close. */
 const KILL_GRACE_MS = 2000;
 
-export class ProcessGroupStdioTransport implements Transport {
+export class ProcessGroupStdioTransport implements BackendTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
