@@ -11,14 +11,6 @@ export type Phase = (typeof PHASES)[number];
 export const CONNECTION_STATES = ['disconnected', 'connecting', 'connected', 'disconnecting'] as const;
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
 
-/**
- * `Ready` and `HealthCheckFailed` for every backend (spec 2.2); `ImageReady`
- * and `ContainerRunning` for stdio backends that run in a container (or, with
- * reason `BareProcess`, say why one does not); `Authenticated` for OAuth backends.
- */
-export const CONDITION_TYPES = ['Ready', 'HealthCheckFailed', 'ImageReady', 'ContainerRunning', 'Authenticated'] as const;
-export type ConditionType = (typeof CONDITION_TYPES)[number];
-
 export const ConditionSchema = Type.Object({
   type: Type.String(),
   status: Type.Boolean(),

@@ -10,6 +10,7 @@ import { backoffDelay } from '../controller/loop/backoff.js';
 import { withCondition, getCondition } from '../controller/status/conditions.js';
 import { derivePhase } from '../controller/status/phase.js';
 import { createStatusStore } from '../controller/status/status-store.js';
+import { CONDITION_REASONS, CONDITION_TYPES } from '../schemas/conditions.js';
 import { WorkQueue } from '../controller/loop/work-queue.js';
 import { diffBackends, sameConnection } from '../controller/config/desired-state.js';
 import { EventBus } from '../controller/event-bus.js';
@@ -116,11 +117,10 @@ describe('status store: one writer, frozen records', () => {
     view.onChange((name) => changed.push(name));
     const first = writer.create('a', { type: 'stdio', command: 'x' });
     expect(first.phase).toBe('Pending');
-    const second = writer.update(
-      'a',
-      { state: 'connecting', conditions: [{ type: 'Ready', status: false, reason: 'Connecting', message: 'm' }] },
-      'connecting',
-    );
+    const second = writer.apply('a', {
+      patch: { state: 'connecting', conditions: [{ type: 'Ready', status: false, reason: 'Connecting', message: 'm' }] },
+      why: 'connecting',
+    });
     expect(second.phase).toBe('Initializing');
     expect(first.phase).toBe('Pending'); // a record once read never changes
     expect(Object.isFrozen(second)).toBe(true);
@@ -129,11 +129,18 @@ describe('status store: one writer, frozen records', () => {
       (second as { phase: string }).phase = 'Ready';
     }).toThrow(TypeError);
     expect(events.list().map((e) => e.message)).toEqual(['a: Pending -> Initializing (connecting)']);
-    writer.update('a', { error: 'x' }); // no phase change, no event
+    writer.apply('a', { patch: { error: 'x' } }); // no phase change, no event
     expect(events.list()).toHaveLength(1);
-    writer.remove('a');
+    // A transition's events follow its patch, about its backend.
+    writer.apply('a', { patch: { error: null }, events: [{ stage: 'catalog', message: 'a: 1 tools' }] });
+    expect(events.list().map((e) => [e.stage, e.backend])).toEqual([
+      ['phase_changed', 'a'],
+      ['catalog', 'a'],
+    ]);
+    writer.remove('a', { events: [{ stage: 'removed', message: 'backend a removed' }] });
+    expect(events.list().at(-1)).toMatchObject({ stage: 'removed', backend: 'a' });
     expect(view.get('a')).toBeUndefined();
-    expect(changed).toEqual(['a', 'a', 'a', 'a']);
+    expect(changed).toEqual(['a', 'a', 'a', 'a', 'a']);
     // The view has no way to write.
     expect(Object.keys(view).sort()).toEqual(['get', 'list', 'onChange']);
   });
@@ -191,6 +198,15 @@ describe('event bus', () => {
     bus.emit({ stage: 'shutdown', message: 'y' });
     expect(seen).toEqual(['reload']);
     expect(bus.subscriberCount).toBe(1);
+  });
+
+  it("docs/controller.md lists every reason of every condition, in that condition's section", () => {
+    const doc = readFileSync(new URL('../docs/controller.md', import.meta.url), 'utf8');
+    for (const type of CONDITION_TYPES) {
+      const section = doc.split(`\n### \`${type}\`\n`)[1]?.split('\n### ')[0]?.split('\n## ')[0];
+      expect(section, `a section for ${type}`).toBeDefined();
+      for (const reason of CONDITION_REASONS[type]) expect(section, `${type}: ${reason}`).toContain(`\`${reason}\``);
+    }
   });
 
   it('docs/controller.md documents every stage, severity and phase', () => {

@@ -2,19 +2,23 @@
  * The container steps of a stdio backend, taken before it connects: decide
  * whether it runs in a hardened container, make sure its image exists (one
  * step of its own, condition `ImageReady`), and hand the connect step the
- * launcher that starts the container (condition `ContainerRunning` once up).
+ * placement that starts the container (condition `ContainerRunning` once up).
  *
  * Under `containers.enabled: auto` a backend with no runtime, or whose base
  * image can be neither found nor pulled, runs as a bare process; the
  * `ContainerRunning` condition (reason `BareProcess`) says so and why. Under
  * `true` it fails instead, never falling back.
+ *
+ * What it observes goes to the reconciler's status writer as transitions
+ * (`record`); it writes no status of its own.
  */
 import type { StdioBackendSpec } from '../../schemas/config.js';
+import type { ContainerFailure } from '../../schemas/conditions.js';
 import type { ContainerManager, EnsuredImage } from '../../runtime/containers/container-manager.js';
 import { ContainerError } from '../../runtime/containers/errors.js';
 import { AS_PROCESS, type Placement } from '../../runtime/transports/create-backend-transport.js';
-import type { StatusView, StatusWriter } from '../status/status-store.js';
-import type { EventBus } from '../event-bus.js';
+import type { StatusView } from '../status/status-store.js';
+import { bareProcess, imageFailed, imagePreparing, imageReady, type Transition } from '../status/transitions.js';
 
 /** What the container steps remember of a backend between reconciles. */
 export interface ContainerMemory {
@@ -32,13 +36,13 @@ export type ContainerStepResult =
   /** A step was taken (the image): look again at once. */
   | { next: 'requeue' }
   /** It cannot run: the caller records it as a failure with this reason and backs off. */
-  | { next: 'fail'; reason: string; message: string };
+  | { next: 'fail'; reason: ContainerFailure; message: string };
 
 export interface ContainerStepDeps {
   containers: ContainerManagerPort;
-  status: StatusWriter;
   view: StatusView;
-  events: EventBus;
+  /** The reconciler's status writer, for this backend. */
+  record(transition: Transition): void;
 }
 
 export async function containerStep(d: ContainerStepDeps, name: string, spec: StdioBackendSpec, memory: ContainerMemory): Promise<ContainerStepResult> {
@@ -52,29 +56,17 @@ export async function containerStep(d: ContainerStepDeps, name: string, spec: St
   const key = placement.plan.build?.hash ?? placement.plan.image ?? '';
   if (memory.bareFor === key) return { next: 'connect', placement: AS_PROCESS };
   if (memory.image?.key !== key) {
-    d.status.update(
-      name,
-      {
-        conditions: [
-          { type: 'ImageReady', status: false, reason: 'Preparing', message: `making sure the image for ${name} exists (built when missing)` },
-          { type: 'Ready', status: false, reason: 'BuildingImage', message: 'preparing the container image' },
-        ],
-      },
-      'preparing the image',
-    );
+    d.record(imagePreparing(name));
     try {
       const image = await d.containers.ensureImage(placement.plan);
       memory.image = { key, image };
       memory.bareFor = undefined;
-      d.status.update(name, {
-        conditions: [{ type: 'ImageReady', status: true, reason: image.built ? 'Built' : 'Present', message: image.image }],
-      });
-      if (image.built) d.events.emit({ stage: 'image_built', backend: name, message: `${name}: image ${image.image} built` });
+      d.record(imageReady(name, image.image, image.built));
     } catch (err) {
       const fallback = d.containers.fallbackReason(placement, err);
       const reason = err instanceof ContainerError ? err.reason : 'ImageBuildFailed';
       const message = (err as Error).message;
-      d.status.update(name, { conditions: [{ type: 'ImageReady', status: false, reason, message }] });
+      d.record(imageFailed(reason, message));
       if (!fallback) return { next: 'fail', reason, message };
       memory.bareFor = key;
       recordBare(d, name, fallback, true);
@@ -92,6 +84,5 @@ export function forgetImage(memory: ContainerMemory): void {
 function recordBare(d: ContainerStepDeps, name: string, why: string, announce: boolean): void {
   const known = d.view.get(name)?.conditions.find((c) => c.type === 'ContainerRunning');
   if (known?.reason === 'BareProcess' && known.message === why) return;
-  d.status.update(name, { container: null, conditions: [{ type: 'ContainerRunning', status: false, reason: 'BareProcess', message: why }] });
-  if (announce) d.events.emit({ stage: 'container_fallback', backend: name, severity: 'warning', message: `${name}: ${why}` });
+  d.record(bareProcess(name, why, announce));
 }

@@ -81,7 +81,6 @@ export class ControlLoop<C extends BackendHandle> {
       serving: o.serving,
       status: writer,
       view,
-      events: o.events,
       backoff: this.backoff,
       prober: this.health,
       enqueue: (name) => this.queue.add(name),

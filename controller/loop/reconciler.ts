@@ -9,19 +9,23 @@
  * second call does nothing. Failures it can name (a connect that failed, a
  * connection lost) are recorded in the status and retried after the
  * per-name backoff; anything it throws is retried by the work queue.
+ *
+ * It keeps only the decisions: what each observation means for the record
+ * (patch and events) is a transition (../status/transitions.ts), applied by
+ * the one status writer.
  */
 import type { Logger } from '../../runtime/observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
-import type { EventBus } from '../event-bus.js';
 import { sameConnection, type DesiredState } from '../config/desired-state.js';
 import type { StatusView, StatusWriter } from '../status/status-store.js';
 import type { HealthProber, Pingable, ProbeResult } from '../health/health-prober.js';
 import type { BackoffLimiter } from './backoff.js';
 import type { Placement } from '../../runtime/transports/create-backend-transport.js';
 import type { ContainerRef } from '../../schemas/records.js';
-import type { ConditionUpdate } from '../status/conditions.js';
+import * as T from '../status/transitions.js';
 import { containerStep, forgetImage, type ContainerManagerPort, type ContainerMemory } from './container-step.js';
 import { findAuthorizationRequired } from '../../runtime/auth/errors.js';
+import type { ReadyReason } from '../../schemas/conditions.js';
 
 /** What the reconciler needs of a backend connection (runtime/backends/backend-connection.ts). */
 export interface BackendHandle extends Pingable {
@@ -85,7 +89,6 @@ export interface ReconcilerDeps<C extends BackendHandle> {
   serving: ServingSet<C>;
   status: StatusWriter;
   view: StatusView;
-  events: EventBus;
   backoff: BackoffLimiter;
   prober: HealthProber;
   /** Where an event about a backend goes: back into the work queue. */
@@ -114,18 +117,14 @@ export class Reconciler<C extends BackendHandle> {
       return {};
     }
     if (!live) live = this.register(name, desired);
-    if (this.d.view.get(name)!.spec !== desired) this.d.status.update(name, { spec: desired });
+    if (this.d.view.get(name)!.spec !== desired) this.record(name, T.specChanged(desired));
 
     if (desired.enabled === false) {
       if (live.conn) {
         await this.disconnect(name, live, 'disabled in config', 'Disabled');
         return {};
       }
-      this.d.status.update(
-        name,
-        { state: 'disconnected', error: null, conditions: [{ type: 'Ready', status: false, reason: 'Disabled', message: 'disabled in config' }] },
-        'disabled in config',
-      );
+      this.record(name, T.disabled());
       this.d.backoff.forget(name);
       return {};
     }
@@ -158,14 +157,13 @@ export class Reconciler<C extends BackendHandle> {
   async closeAll(): Promise<void> {
     await Promise.all(
       [...this.live.entries()].map(async ([name, live]) => {
-        this.d.status.update(name, { shuttingDown: true, state: live.conn ? 'disconnecting' : 'disconnected' }, 'gateway shutdown');
-        const conn = live.conn;
-        live.conn = undefined;
+        this.record(name, T.shuttingDown(live.conn !== undefined));
+        const conn = this.dropConnection(live);
         if (conn) {
           this.d.serving.detach(name, { remember: false });
           await conn.close();
         }
-        this.d.status.update(name, { state: 'disconnected' });
+        this.record(name, T.closed());
       }),
     );
   }
@@ -180,11 +178,7 @@ export class Reconciler<C extends BackendHandle> {
     if (probe && probe.target === conn && probe !== live.appliedProbe) {
       live.appliedProbe = probe;
       if (probe.status === 'unhealthy') {
-        this.d.events.emit({ stage: 'health_failed', backend: name, severity: 'error', message: `${name} failed its health check: ${probe.error}` });
-        this.d.status.update(name, {
-          health: { status: 'unhealthy', last_check: probe.checkedAt.toISOString(), latency_ms: null },
-          conditions: [{ type: 'HealthCheckFailed', status: true, reason: 'PingFailed', message: probe.error ?? 'ping failed' }],
-        });
+        this.record(name, T.healthFailed(name, probe));
         return this.connectionLost(name, live, `health check failed: ${probe.error}`);
       }
       this.recordHealth(name, live, probe);
@@ -192,14 +186,7 @@ export class Reconciler<C extends BackendHandle> {
 
     const reconnect = this.d.desired.reconnectRequested(name) > this.d.view.get(name)!.reconnectsAnswered;
     if (reconnect || !sameConnection(live.connectedSpec!, desired)) {
-      if (!reconnect) {
-        this.d.events.emit({
-          stage: 'reconnect',
-          backend: name,
-          message: `${name} reconnects: its connection settings changed`,
-          details: { trigger: 'config' },
-        });
-      }
+      if (!reconnect) this.record(name, T.reconnectForNewSettings(name));
       this.d.backoff.forget(name);
       live.retryAt = 0;
       await this.disconnect(name, live, reconnect ? 'manual reconnect' : 'configuration changed');
@@ -214,53 +201,10 @@ export class Reconciler<C extends BackendHandle> {
   }
 
   private recordHealth(name: string, live: Live<C>, probe: ProbeResult): void {
-    const before = this.d.view.get(name)!;
-    const latencyMs = probe.latencyMs!;
-    const status = probe.status;
-    const health = { status, last_check: probe.checkedAt.toISOString(), latency_ms: latencyMs };
-    if (live.conflict) {
-      this.d.status.update(name, { health }); // held back by a name conflict; health does not change that
-      return;
-    }
-    if (status === 'healthy') {
-      if (before.phase === 'Degraded') this.d.events.emit({ stage: 'health_recovered', backend: name, message: `${name} is healthy again (${latencyMs} ms)` });
-      this.d.status.update(
-        name,
-        {
-          health,
-          conditions: [
-            { type: 'HealthCheckFailed', status: false, reason: 'HealthCheckPassed', message: `ping answered in ${latencyMs} ms` },
-            { type: 'Ready', status: true, reason: 'Connected', message: 'healthy' },
-          ],
-        },
-        'health check passed',
-      );
-      return;
-    }
-    if (before.phase !== 'Degraded') {
-      this.d.events.emit({
-        stage: 'health_degraded',
-        backend: name,
-        severity: 'warning',
-        message: `${name} is slow: ping ${latencyMs} ms > ${probe.degradedAboveMs} ms`,
-      });
-    }
-    this.d.status.update(
-      name,
-      {
-        health,
-        conditions: [
-          {
-            type: 'HealthCheckFailed',
-            status: true,
-            reason: 'SlowResponse',
-            message: `ping took ${latencyMs} ms (degraded above ${probe.degradedAboveMs} ms)`,
-          },
-          { type: 'Ready', status: true, reason: 'Degraded', message: 'serving, but slow' },
-        ],
-      },
-      'slow health check',
-    );
+    // Held back by a name conflict: health does not change that.
+    if (live.conflict) return this.record(name, T.healthNoted(probe));
+    const wasDegraded = this.d.view.get(name)!.phase === 'Degraded';
+    this.record(name, probe.status === 'healthy' ? T.healthPassed(name, probe, wasDegraded) : T.healthSlow(name, probe, wasDegraded));
   }
 
   /** The route table's verdict under conflict strategy `error`. */
@@ -268,54 +212,21 @@ export class Reconciler<C extends BackendHandle> {
     const verdict = this.d.serving.rejection(name);
     if (verdict === live.conflict) return;
     live.conflict = verdict;
-    if (verdict) {
-      this.d.status.update(name, { error: verdict, conditions: [{ type: 'Ready', status: false, reason: 'NameConflict', message: verdict }] }, verdict);
-      this.d.events.emit({ stage: 'conflict', backend: name, severity: 'error', message: `${name} left out: ${verdict}` });
-    } else {
-      this.d.status.update(
-        name,
-        { error: null, conditions: [{ type: 'Ready', status: true, reason: 'Connected', message: 'conflict resolved' }] },
-        'name conflict resolved',
-      );
-    }
+    this.record(name, verdict ? T.nameConflict(name, verdict) : T.conflictResolved());
   }
 
   private async connectionLost(name: string, live: Live<C>, reason: string): Promise<ReconcileResult> {
-    const conn = live.conn!;
-    if (conn.authorizationRequired) {
-      live.conn = undefined;
-      live.connectedSpec = undefined;
-      live.connectedAt = undefined;
-      this.d.serving.detach(name, { remember: true });
-      void conn.close();
-      this.d.events.emit({ stage: 'disconnected', backend: name, severity: 'error', message: `${name} lost its authorization: ${reason}` });
-      return this.awaitAuthorization(name, live, this.d.desired.get(name)!, conn.authorizationRequired, this.d.view.get(name)!.reconnectsAnswered);
-    }
-    live.conn = undefined;
-    live.connectedSpec = undefined;
-    live.connectedAt = undefined;
-    live.conflict = null;
+    const inContainer = this.d.view.get(name)!.container !== null;
+    const failedCheck = this.d.view.get(name)!.health.status === 'unhealthy';
+    const conn = this.dropConnection(live)!;
     this.d.serving.detach(name, { remember: true });
     void conn.close();
-    const health = this.d.view.get(name)!.health;
-    const gone = this.containerGone(name, 'Exited', reason);
-    const delay = this.d.backoff.when(name);
-    live.retryAt = this.now() + delay;
-    this.d.status.update(
-      name,
-      {
-        state: 'disconnected',
-        error: reason,
-        // Nothing is known about a connection that is gone, unless a failed check is what ended it.
-        health: health.status === 'unhealthy' ? {} : { status: 'unknown', latency_ms: null },
-        ...gone.patch,
-        conditions: [...gone.conditions, { type: 'Ready', status: false, reason: 'ConnectionLost', message: this.retryMessage(name, reason, delay) }],
-      },
-      reason,
-    );
-    this.d.events.emit({ stage: 'disconnected', backend: name, severity: 'error', message: `${name} lost its connection: ${reason}` });
-    this.announceRetry(name, delay, live.retryAt);
-    return { requeueAfterMs: delay };
+    if (conn.authorizationRequired) {
+      const answered = this.d.view.get(name)!.reconnectsAnswered;
+      return this.awaitAuthorization(name, live, this.d.desired.get(name)!, conn.authorizationRequired, answered, reason);
+    }
+    this.record(name, T.connectionLost(name, reason, this.scheduleRetry(name, live), { inContainer, failedCheck }));
+    return { requeueAfterMs: live.retryAt - this.now() };
   }
 
   // --- disconnected ---
@@ -333,7 +244,7 @@ export class Reconciler<C extends BackendHandle> {
     const wait = live.retryAt - this.now();
     if (wait > 0) return { requeueAfterMs: wait };
     if (desired.type !== 'stdio' || !this.d.containers) return this.connect(name, live, desired);
-    const step = await containerStep({ ...this.d, containers: this.d.containers }, name, desired, live.container);
+    const step = await containerStep({ containers: this.d.containers, view: this.d.view, record: (t) => this.record(name, t) }, name, desired, live.container);
     if (step.next === 'requeue') return { requeueAfterMs: 0 };
     if (step.next === 'fail') return this.failAttempt(name, live, step.message, step.reason, this.d.desired.reconnectRequested(name));
     return this.connect(name, live, desired, step.placement);
@@ -341,14 +252,8 @@ export class Reconciler<C extends BackendHandle> {
 
   private async connect(name: string, live: Live<C>, spec: BackendSpec, placement?: Placement): Promise<ReconcileResult> {
     const answering = this.d.desired.reconnectRequested(name);
-    const attempt = this.d.backoff.failures(name) + 1;
     live.attemptSpec = spec;
-    this.d.status.update(
-      name,
-      { state: 'connecting', error: null, conditions: [{ type: 'Ready', status: false, reason: 'Connecting', message: 'connection in progress' }] },
-      'connecting',
-    );
-    this.d.events.emit({ stage: 'connecting', backend: name, message: `connecting to ${name} (attempt ${attempt})` });
+    this.record(name, T.connecting(name, this.d.backoff.failures(name) + 1));
     const conn = this.d.serving.create(name, spec, placement);
     live.connecting = conn;
     const started = performance.now();
@@ -360,7 +265,7 @@ export class Reconciler<C extends BackendHandle> {
       if (this.stopping) return {};
       if (!this.isCurrent(name, spec)) {
         // The settings this attempt used are gone: not a failure of the new ones; try those at once.
-        this.d.status.update(name, { state: 'disconnected', error: reason });
+        this.record(name, T.attemptSuperseded(reason));
         return { requeueAfterMs: 0 };
       }
       const auth = findAuthorizationRequired(err);
@@ -373,7 +278,7 @@ export class Reconciler<C extends BackendHandle> {
     if (this.stopping || !this.isCurrent(name, spec)) {
       // Desired state moved on while connecting; drop this one and look again.
       await conn.close();
-      this.d.status.update(name, { state: 'disconnected' });
+      this.record(name, T.attemptSuperseded());
       return { requeueAfterMs: 0 };
     }
     // The event only asks for a look; the next reconcile records the loss.
@@ -383,25 +288,9 @@ export class Reconciler<C extends BackendHandle> {
     live.connectedAt = this.now();
     live.retryAt = 0;
     live.conflict = null;
-    const ms = Math.round(performance.now() - started);
-    const container = conn.container;
-    const running: ConditionUpdate[] = container
-      ? [{ type: 'ContainerRunning', status: true, reason: 'Running', message: `${container.runtime} container ${container.id.slice(0, 12)}` }]
-      : [];
-    if (spec.type !== 'stdio' && spec.auth?.type === 'oauth')
-      running.push({ type: 'Authenticated', status: true, reason: 'Authorized', message: 'the backend accepted the access token' });
-    this.d.status.update(
-      name,
-      {
-        state: 'connected',
-        error: null,
-        reconnectsAnswered: answering,
-        ...(container ? { container } : {}),
-        conditions: [...running, { type: 'Ready', status: true, reason: 'Connected', message: `connected in ${ms} ms` }],
-      },
-      'connected',
-    );
-    this.d.events.emit({ stage: 'connected', backend: name, message: `${name} connected in ${ms} ms`, details: { connect_ms: ms, pid: conn.pid ?? null } });
+    const connectMs = Math.round(performance.now() - started);
+    const oauth = spec.type !== 'stdio' && spec.auth?.type === 'oauth';
+    this.record(name, T.connected(name, { connectMs, pid: conn.pid, container: conn.container, oauth, answering }));
     this.announceCatalog(name, conn);
     this.d.serving.attach(conn);
     this.recordConflict(name, live);
@@ -415,47 +304,20 @@ export class Reconciler<C extends BackendHandle> {
    * Authenticated=false / AuthorizationRequired, and parked: no retry loop,
    * since only `gateway-client reauth <name>` (POST /reauth) can help.
    */
-  private awaitAuthorization(name: string, live: Live<C>, spec: BackendSpec, message: string, answering: number): ReconcileResult {
+  private awaitAuthorization(name: string, live: Live<C>, spec: BackendSpec, message: string, answering: number, lost?: string): ReconcileResult {
     live.awaitingAuthorization = spec;
     live.retryAt = 0;
     this.d.backoff.forget(name);
-    this.d.status.update(
-      name,
-      {
-        state: 'disconnected',
-        error: message,
-        reconnectsAnswered: answering,
-        conditions: [
-          { type: 'Authenticated', status: false, reason: 'AuthorizationRequired', message },
-          { type: 'Ready', status: false, reason: 'AuthorizationRequired', message },
-        ],
-      },
-      'authorization required',
-    );
-    this.d.events.emit({ stage: 'error', backend: name, severity: 'error', message: `${name}: ${message}` });
+    this.record(name, T.authorizationRequired(name, message, answering, lost));
     return {};
   }
 
   /** Records a failed attempt (connect, image, runtime) and schedules the next one after the backoff. */
-  private failAttempt(name: string, live: Live<C>, reason: string, conditionReason: string, answering: number): ReconcileResult {
+  private failAttempt(name: string, live: Live<C>, error: string, reason: ReadyReason, answering: number): ReconcileResult {
     // A reconnect asked for while this attempt ran is a fresh start: its failure counts from zero.
     if (this.d.desired.reconnectRequested(name) > answering) this.d.backoff.forget(name);
-    const attempt = this.d.backoff.failures(name) + 1;
-    const delay = this.d.backoff.when(name);
-    live.retryAt = this.now() + delay;
-    this.d.status.update(
-      name,
-      {
-        state: 'disconnected',
-        error: reason,
-        reconnectsAnswered: answering,
-        conditions: [{ type: 'Ready', status: false, reason: conditionReason, message: this.retryMessage(name, reason, delay) }],
-      },
-      reason,
-    );
-    this.d.events.emit({ stage: 'error', backend: name, severity: 'error', message: `${name} failed to connect: ${reason}`, details: { attempt } });
-    this.announceRetry(name, delay, live.retryAt);
-    return { requeueAfterMs: delay };
+    this.record(name, T.attemptFailed(name, error, reason, answering, this.scheduleRetry(name, live)));
+    return { requeueAfterMs: live.retryAt - this.now() };
   }
 
   /**
@@ -471,16 +333,11 @@ export class Reconciler<C extends BackendHandle> {
     const announce = () => {
       timer = undefined;
       if (this.live.get(name)?.conn !== conn) return;
-      const { tools, resources, prompts } = conn.catalog;
-      const counts = `${tools.length} tools, ${resources.length} resources, ${prompts.length} prompts`;
-      if (counts === last) return;
-      last = counts;
-      this.d.events.emit({
-        stage: 'catalog',
-        backend: name,
-        message: `${name}: ${counts}`,
-        details: { tools: tools.length, resources: resources.length, prompts: prompts.length },
-      });
+      const counts = { tools: conn.catalog.tools.length, resources: conn.catalog.resources.length, prompts: conn.catalog.prompts.length };
+      const key = JSON.stringify(counts);
+      if (key === last) return;
+      last = key;
+      this.record(name, T.catalogSettled(name, counts));
     };
     const schedule = () => {
       clearTimeout(timer);
@@ -497,42 +354,38 @@ export class Reconciler<C extends BackendHandle> {
     return now !== undefined && now.enabled !== false && sameConnection(now, spec);
   }
 
-  private async disconnect(name: string, live: Live<C>, why: string, reason = 'Disconnected'): Promise<void> {
+  private async disconnect(name: string, live: Live<C>, why: string, reason: 'Disconnected' | 'Disabled' = 'Disconnected'): Promise<void> {
+    const conn = this.dropConnection(live);
+    if (!conn) return;
+    const inContainer = this.d.view.get(name)!.container !== null;
+    this.d.serving.detach(name, { remember: reason !== 'Disabled' });
+    this.record(name, T.disconnecting());
+    await conn.close();
+    this.record(name, T.disconnected(name, why, reason, { inContainer }));
+  }
+
+  /** Forgets the live connection (and what was known of it); returns it for closing. */
+  private dropConnection(live: Live<C>): C | undefined {
     const conn = live.conn;
     live.conn = undefined;
     live.connectedSpec = undefined;
     live.connectedAt = undefined;
     live.conflict = null;
-    if (!conn) return;
-    this.d.serving.detach(name, { remember: reason !== 'Disabled' });
-    this.d.status.update(name, { state: 'disconnecting' });
-    await conn.close();
-    const gone = this.containerGone(name, 'Stopped', why);
-    this.d.status.update(
-      name,
-      {
-        state: 'disconnected',
-        error: null,
-        health: { status: 'unknown', latency_ms: null },
-        ...gone.patch,
-        conditions: [...gone.conditions, { type: 'Ready', status: false, reason, message: why }],
-      },
-      why,
-    );
-    this.d.events.emit({ stage: 'disconnected', backend: name, message: `${name} disconnected: ${why}` });
+    return conn;
   }
 
-  /** The status patch for a container that stopped (nothing when the backend ran in none). */
-  private containerGone(name: string, reason: string, message: string): { patch: { container?: null }; conditions: ConditionUpdate[] } {
-    if (!this.d.view.get(name)?.container) return { patch: {}, conditions: [] };
-    return { patch: { container: null }, conditions: [{ type: 'ContainerRunning', status: false, reason, message }] };
+  /** The next attempt after the per-name backoff. */
+  private scheduleRetry(name: string, live: Live<C>): T.Retry {
+    const delayMs = this.d.backoff.when(name);
+    live.retryAt = this.now() + delayMs;
+    return { delayMs, at: live.retryAt, attempt: this.d.backoff.failures(name) + 1 };
   }
 
   private register(name: string, spec: BackendSpec): Live<C> {
     const live: Live<C> = { retryAt: 0, conflict: null, container: {} };
     this.live.set(name, live);
     this.d.status.create(name, spec);
-    this.d.events.emit({ stage: 'registered', backend: name, message: `backend ${name} (${spec.type}) registered` });
+    this.record(name, T.registered(name, spec));
     return live;
   }
 
@@ -543,23 +396,10 @@ export class Reconciler<C extends BackendHandle> {
     this.live.delete(name);
     this.d.backoff.forget(name);
     this.d.prober.forget(name);
-    this.d.status.remove(name);
-    this.d.events.emit({ stage: 'removed', backend: name, message: `backend ${name} removed` });
+    this.d.status.remove(name, T.removed(name));
   }
 
-  private retryMessage(name: string, reason: string, delay: number): string {
-    const at = new Date(this.now() + delay).toISOString();
-    return `${reason}; next attempt at ${at} (in ${delay} ms, attempt ${this.d.backoff.failures(name) + 1})`;
-  }
-
-  private announceRetry(name: string, delay: number, retryAt: number): void {
-    const at = new Date(retryAt).toISOString();
-    this.d.events.emit({
-      stage: 'retry_scheduled',
-      backend: name,
-      severity: 'warning',
-      message: `${name}: retry in ${delay} ms`,
-      details: { delay_ms: delay, next_attempt_at: at, attempt: this.d.backoff.failures(name) + 1 },
-    });
+  private record(name: string, transition: T.Transition): void {
+    this.d.status.apply(name, transition);
   }
 }

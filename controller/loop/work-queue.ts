@@ -79,10 +79,6 @@ export class WorkQueue {
     return new Set([...this.waiting, ...this.processing, ...this.delayed.keys()]).size;
   }
 
-  isBusy(name: string): boolean {
-    return this.waiting.has(name) || this.processing.has(name);
-  }
-
   /** Takes no more work, forgets what waits, and resolves once the names being processed are done. */
   async shutdown(): Promise<void> {
     this.stopped = true;

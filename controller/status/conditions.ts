@@ -4,14 +4,8 @@
  * how long the backend has been in its current state even while reasons and
  * messages are refreshed.
  */
-import type { Condition, ConditionType } from '../../schemas/records.js';
-
-export interface ConditionUpdate {
-  type: ConditionType;
-  status: boolean;
-  reason: string;
-  message: string;
-}
+import type { Condition } from '../../schemas/records.js';
+import type { ConditionType, ConditionUpdate } from '../../schemas/conditions.js';
 
 export function withCondition(conditions: readonly Condition[], update: ConditionUpdate, now = new Date()): Condition[] {
   const existing = conditions.find((c) => c.type === update.type);

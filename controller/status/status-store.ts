@@ -3,16 +3,19 @@
  *
  * `createStatusStore()` hands out the read-only view (every module may hold
  * it) and the one `StatusWriter` (only the reconciler gets it), so a status
- * write anywhere else does not even compile. Records are frozen: a reader can
- * keep one without seeing it change. The phase is derived from the conditions
- * on every write (./phase.ts), and a phase change is published as a
- * `phase_changed` event.
+ * write anywhere else does not even compile. What it writes are transitions
+ * (./transitions.ts): a patch and the events that go with it. Records are
+ * frozen: a reader can keep one without seeing it change. The phase is
+ * derived from the conditions on every write (./phase.ts), and a phase change
+ * is published as a `phase_changed` event.
  */
 import type { BackendSpec } from '../../schemas/config.js';
 import type { Condition, ConnectionState, ContainerRef, HealthStatus, Phase, Severity } from '../../schemas/records.js';
 import type { EventBus } from '../event-bus.js';
-import { withCondition, type ConditionUpdate } from './conditions.js';
+import type { ConditionUpdate } from '../../schemas/conditions.js';
+import { withCondition } from './conditions.js';
 import { derivePhase } from './phase.js';
+import type { Transition } from './transitions.js';
 
 export interface HealthView {
   status: HealthStatus;
@@ -58,9 +61,10 @@ export interface StatusPatch {
 export interface StatusWriter {
   /** Records a backend seen for the first time: Pending, not started. */
   create(name: string, spec: BackendSpec): BackendStatus;
-  /** Applies a patch; `why` explains a resulting phase change in its event. */
-  update(name: string, patch: StatusPatch, why?: string): BackendStatus;
-  remove(name: string): void;
+  /** Applies a transition: its patch (a phase change is published with its `why`), then its events. */
+  apply(name: string, transition: Transition): BackendStatus;
+  /** Forgets a backend; the transition's events (its removal) are published after. */
+  remove(name: string, transition?: Transition): void;
 }
 
 const PHASE_SEVERITY: Partial<Record<Phase, Severity>> = { Failed: 'error', Degraded: 'warning' };
@@ -83,10 +87,11 @@ export function createStatusStore(events: EventBus): { view: StatusView; writer:
 
   const writer: StatusWriter = {
     create(name, spec) {
-      const conditions = [
+      const initial: ConditionUpdate[] = [
         { type: 'Ready', status: false, reason: 'Pending', message: 'not started yet' },
         { type: 'HealthCheckFailed', status: false, reason: 'NotChecked', message: 'no health check has run yet' },
-      ].reduce<Condition[]>((list, c) => withCondition(list, c as ConditionUpdate), []);
+      ];
+      const conditions = initial.reduce<Condition[]>((list, c) => withCondition(list, c), []);
       const status: BackendStatus = Object.freeze({
         name,
         spec,
@@ -104,42 +109,50 @@ export function createStatusStore(events: EventBus): { view: StatusView; writer:
       return status;
     },
 
-    update(name, patch, why) {
-      const before = byName.get(name);
-      if (!before) throw new Error(`no status for backend ${name}`);
-      const now = new Date();
-      const conditions = (patch.conditions ?? []).reduce<readonly Condition[]>((list, c) => withCondition(list, c, now), before.conditions);
-      const shuttingDown = patch.shuttingDown ?? before.shuttingDown;
-      const after: BackendStatus = Object.freeze({
-        name,
-        spec: patch.spec ?? before.spec,
-        phase: derivePhase(conditions, shuttingDown),
-        state: patch.state ?? before.state,
-        error: patch.error === undefined ? before.error : patch.error,
-        conditions: Object.freeze([...conditions]),
-        health: patch.health ? Object.freeze({ ...before.health, ...patch.health }) : before.health,
-        shuttingDown,
-        reconnectsAnswered: patch.reconnectsAnswered ?? before.reconnectsAnswered,
-        container: patch.container === undefined ? before.container : patch.container && Object.freeze({ ...patch.container }),
-      });
-      byName.set(name, after);
-      if (after.phase !== before.phase) {
-        events.emit({
-          stage: 'phase_changed',
-          backend: name,
-          severity: PHASE_SEVERITY[after.phase] ?? 'info',
-          message: `${name}: ${before.phase} -> ${after.phase}${why ? ` (${why})` : ''}`,
-          details: { from: before.phase, to: after.phase },
-        });
-      }
-      changed(name);
+    apply(name, { patch, why, events: published = [] }) {
+      const after = patch ? update(name, patch, why) : byName.get(name);
+      if (!after) throw new Error(`no status for backend ${name}`);
+      for (const e of published) events.emit({ ...e, backend: name });
       return after;
     },
 
-    remove(name) {
+    remove(name, transition) {
       if (byName.delete(name)) changed(name);
+      for (const e of transition?.events ?? []) events.emit({ ...e, backend: name });
     },
   };
+
+  function update(name: string, patch: StatusPatch, why: string | undefined): BackendStatus {
+    const before = byName.get(name);
+    if (!before) throw new Error(`no status for backend ${name}`);
+    const now = new Date();
+    const conditions = (patch.conditions ?? []).reduce<readonly Condition[]>((list, c) => withCondition(list, c, now), before.conditions);
+    const shuttingDown = patch.shuttingDown ?? before.shuttingDown;
+    const after: BackendStatus = Object.freeze({
+      name,
+      spec: patch.spec ?? before.spec,
+      phase: derivePhase(conditions, shuttingDown),
+      state: patch.state ?? before.state,
+      error: patch.error === undefined ? before.error : patch.error,
+      conditions: Object.freeze([...conditions]),
+      health: patch.health ? Object.freeze({ ...before.health, ...patch.health }) : before.health,
+      shuttingDown,
+      reconnectsAnswered: patch.reconnectsAnswered ?? before.reconnectsAnswered,
+      container: patch.container === undefined ? before.container : patch.container && Object.freeze({ ...patch.container }),
+    });
+    byName.set(name, after);
+    if (after.phase !== before.phase) {
+      events.emit({
+        stage: 'phase_changed',
+        backend: name,
+        severity: PHASE_SEVERITY[after.phase] ?? 'info',
+        message: `${name}: ${before.phase} -> ${after.phase}${why ? ` (${why})` : ''}`,
+        details: { from: before.phase, to: after.phase },
+      });
+    }
+    changed(name);
+    return after;
+  }
 
   return { view, writer };
 }

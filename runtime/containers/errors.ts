@@ -5,9 +5,7 @@
  * They are `backend_unavailable` errors: the backend exists but cannot run.
  */
 import { GatewayError } from '../../schemas/errors.js';
-
-export type ContainerFailure =
-  'RuntimeUnavailable' | 'BaseImageUnavailable' | 'ImageUnavailable' | 'ImageBuildFailed' | 'ContainerCreateFailed' | 'ContainerStartFailed';
+import type { ContainerFailure } from '../../schemas/conditions.js';
 
 export class ContainerError extends GatewayError {
   readonly reason: ContainerFailure;
