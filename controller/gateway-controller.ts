@@ -11,9 +11,10 @@ import type { BackendRecord } from '../schemas/records.js';
 import type { ReloadResponse } from '../schemas/api.js';
 import type { ServingBackends } from '../runtime/backends/serving-backends.js';
 import type { BackendConnection } from '../runtime/backends/backend-connection.js';
+import type { DesiredState } from './config/desired-state.js';
 import { loadConfigFile, type LoadedConfig, type SecretResolver } from './config/config-loader.js';
 import { ConfigWatcher } from './config/config-watcher.js';
-import type { StatusView } from './status/status-store.js';
+import type { StatusView, StatusWriter } from './status/status-store.js';
 import { toBackendRecord } from './status/backend-record.js';
 import type { HealthProber } from './health/health-prober.js';
 import { ControlLoop, type LoopPolicy, type ReconnectResult } from './loop/control-loop.js';
@@ -31,23 +32,44 @@ export interface AggregateHealth {
   healthy: number;
 }
 
+export interface GatewayControllerDeps {
+  loaded: LoadedConfig;
+  /** Desired state, made from `loaded` by the composition root and shared with the serving set. */
+  desired: DesiredState;
+  status: { view: StatusView; writer: StatusWriter };
+  serving: ServingBackends;
+  events: EventBus;
+  log: Logger;
+  resolveSecrets?: SecretResolver;
+  containers?: ContainerManagerPort;
+}
+
 export class GatewayController {
   readonly startedAt = new Date();
   state: ServiceState = 'starting';
+  loaded: LoadedConfig;
+  readonly events: EventBus;
   private readonly loop: ControlLoop<BackendConnection>;
+  private readonly log: Logger;
+  private readonly resolveSecrets?: SecretResolver;
   private watcher?: ConfigWatcher;
   private reloading: Promise<unknown> | undefined;
   private readonly configListeners = new Set<(config: GatewayConfig) => void>();
 
-  constructor(
-    public loaded: LoadedConfig,
-    private readonly serving: ServingBackends,
-    readonly events: EventBus,
-    private readonly log: Logger,
-    private readonly resolveSecrets?: SecretResolver,
-    containers?: ContainerManagerPort,
-  ) {
-    this.loop = new ControlLoop({ backends: loaded.config.backends, serving, events, log, containers, policy: loopPolicy(loaded.config) });
+  constructor(d: GatewayControllerDeps) {
+    this.loaded = d.loaded;
+    this.events = d.events;
+    this.log = d.log;
+    this.resolveSecrets = d.resolveSecrets;
+    this.loop = new ControlLoop({
+      desired: d.desired,
+      status: d.status,
+      serving: d.serving,
+      events: d.events,
+      log: d.log,
+      containers: d.containers,
+      policy: loopPolicy(d.loaded.config),
+    });
   }
 
   get config(): GatewayConfig {
@@ -65,7 +87,6 @@ export class GatewayController {
   }
 
   async start(): Promise<void> {
-    this.serving.configure(this.config.backends, this.config.conflict_resolution);
     this.loop.start();
     await this.syncWatcher();
     this.state = 'running';
@@ -179,9 +200,8 @@ export class GatewayController {
     }
     this.loaded = next;
     this.events.resize(next.config.events.buffer_size);
-    this.serving.configure(next.config.backends, next.config.conflict_resolution);
     // One diff: the answer, and the names the loop is asked to look at.
-    const diff = this.loop.apply(next.config.backends, loopPolicy(next.config));
+    const diff = this.loop.apply(next.config.backends, next.config.conflict_resolution, loopPolicy(next.config));
     await this.syncWatcher();
     for (const listener of this.configListeners) listener(next.config);
     this.events.emit({

@@ -6,6 +6,7 @@
  * error naming its key path rather than a silently ignored setting.
  */
 import { Type, type Static, type TSchema, type TProperties } from '@sinclair/typebox';
+import { LOG_LEVELS } from './log-levels.js';
 
 /** A closed object whose missing value defaults to `{}` so nested defaults apply. */
 const Section = <T extends TProperties>(props: T, description: string) => Type.Object(props, { additionalProperties: false, default: {}, description });
@@ -322,7 +323,7 @@ export const ConfigSchema = Type.Object(
     logging: Section(
       {
         level: Type.Union(
-          ['trace', 'debug', 'info', 'warn', 'audit', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l)),
+          LOG_LEVELS.map((l) => Type.Literal(l)),
           { default: 'info' },
         ),
         file: Type.Optional(Type.String({ description: 'Also write JSON log lines to this file.' })),

@@ -81,7 +81,7 @@ describe('controller lifecycle (stdio backends)', () => {
     const unsubscribe = h.gateway.events.subscribe((e) => {
       if (e.backend !== 'good') return;
       if (e.stage === 'phase_changed' && e.details.to === 'Failed' && !atFailed) {
-        atFailed = { record: before.toRecord(), tools: h.gateway.serving.snapshot.lists.tools.map((t) => t.name) };
+        atFailed = { record: before.toRecord(), tools: h.gateway.serving.routes.lists.tools.map((t) => t.name) };
       }
       if (e.stage === 'retry_scheduled' && !atRetry) atRetry = before.toRecord();
     });
@@ -147,7 +147,7 @@ describe('controller lifecycle (stdio backends)', () => {
             .map((e) => e.message)
             .join(' '),
       ).toMatch(/unreachable|health check failed/);
-    expect(h.gateway.serving.snapshot.lists.tools.some((t) => t.name.startsWith('remote_'))).toBe(false);
+    expect(h.gateway.serving.routes.lists.tools.some((t) => t.name.startsWith('remote_'))).toBe(false);
     await h.waitForEvent((e) => Number(e.id) > mark && e.backend === 'remote' && e.stage === 'retry_scheduled');
     remote = await startHttpFixture({ transport: 'streamable-http', name: 'remote', port });
     await h.waitForEvent(phaseTo('remote', 'Ready', mark));
@@ -235,7 +235,7 @@ describe('controller lifecycle (stdio backends)', () => {
       expect(atFailed!.conditions.find((c) => c.type === 'HealthCheckFailed')).toMatchObject({ status: true, reason: 'PingFailed' });
       expect(atFailed!.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'ConnectionLost' });
       expect(atFailed!.capabilities.tools).toBe(0);
-      expect(h.gateway.serving.snapshot.lists.tools.some((t) => t.name.startsWith('slow_'))).toBe(false);
+      expect(h.gateway.serving.routes.lists.tools.some((t) => t.name.startsWith('slow_'))).toBe(false);
 
       // Back to a sane timeout: the loop brings it back by itself.
       mark = lastId(h);

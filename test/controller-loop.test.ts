@@ -9,7 +9,9 @@ import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ControlLoop, type LoopPolicy } from '../controller/loop/control-loop.js';
 import { EventBus } from '../controller/event-bus.js';
-import { createLogger } from '../runtime/observability/logging/logger.js';
+import { DesiredState } from '../controller/config/desired-state.js';
+import { createStatusStore } from '../controller/status/status-store.js';
+import { silentLogger } from '../runtime/observability/logging/logger.js';
 import type { BackendSpec, StdioBackendSpec } from '../schemas/config.js';
 import type { EventRecord } from '../schemas/records.js';
 
@@ -67,7 +69,7 @@ class FakeConn extends EventEmitter<{ closed: [string]; catalog: [] }> {
   }
 }
 
-class FakeServing extends EventEmitter<{ registry: [] }> {
+class FakeServing extends EventEmitter<{ routes: [table: unknown, change: { verdicts: readonly string[] }] }> {
   created: FakeConn[] = [];
   attached = new Set<string>();
   behaviour: Record<string, Behaviour> = {};
@@ -88,6 +90,7 @@ class FakeServing extends EventEmitter<{ registry: [] }> {
   rejection(name: string): string | null {
     return this.rejected.get(name) ?? null;
   }
+  refresh(): void {}
   createdFor(name: string): FakeConn[] {
     return this.created.filter((c) => c.name === name);
   }
@@ -113,7 +116,8 @@ function policy(over: { backoff?: Partial<LoopPolicy['backoff']>; queue?: Partia
 function loop(p: LoopPolicy = policy()) {
   const serving = new FakeServing();
   const events = new EventBus(10_000);
-  const l = new ControlLoop({ backends: {}, serving, events, log: createLogger({ level: 'silent' }), policy: p });
+  const desired = new DesiredState({}, { strategy: 'prefix', separator: '_' });
+  const l = new ControlLoop<FakeConn>({ desired, status: createStatusStore(events), serving, events, log: silentLogger(), policy: p });
   l.start();
   const since = (mark: number, pred: (e: EventRecord) => boolean) => events.list().filter((e) => Number(e.id) > mark && pred(e));
   const mark = () => Number(events.list().at(-1)?.id ?? 0);
@@ -401,13 +405,27 @@ describe('control loop (in-memory backends, fake clock)', () => {
     l.apply({ a: spec() });
     await settle();
     serving.rejected.set('a', "name conflict: tool 'x' is also exposed by 'b'");
-    serving.emit('registry');
+    serving.emit('routes', {}, { verdicts: ['a'] });
     await settle();
     expect(l.status.get('a')!.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'NameConflict' });
     expect(phaseOf(l, 'a')).toBe('Failed');
     serving.rejected.delete('a');
-    serving.emit('registry');
+    serving.emit('routes', {}, { verdicts: ['a'] });
     await settle();
+    expect(phaseOf(l, 'a')).toBe('Ready');
+    await l.shutdown();
+  });
+
+  it('a new route table re-queues only the backends whose conflict verdict changed', async () => {
+    const { loop: l, serving } = loop();
+    l.apply({ a: spec(), b: spec(['b.js']) });
+    await settle();
+    serving.rejected.set('a', 'verdict for a');
+    serving.rejected.set('b', 'verdict for b');
+    serving.emit('routes', {}, { verdicts: ['b'] });
+    await settle();
+    expect(phaseOf(l, 'b')).toBe('Failed');
+    // a was not named: it is not looked at again, so its record still says Ready.
     expect(phaseOf(l, 'a')).toBe('Ready');
     await l.shutdown();
   });

@@ -170,7 +170,7 @@ describe('controller hot reload', () => {
     expect(rec).toMatchObject({ phase: 'Pending', state: 'disconnected', capabilities: { tools: 0 } });
     expect(rec.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'Disabled' });
     expect(isAlive(pids[3])).toBe(false);
-    expect(h.gateway.serving.snapshot.lists.tools.some((t) => t.name.startsWith('fresh_'))).toBe(false);
+    expect(h.gateway.serving.routes.lists.tools.some((t) => t.name.startsWith('fresh_'))).toBe(false);
     // A disabled backend is not a fault of the aggregate.
     expect(h.gateway.controller.aggregateHealth()).toMatchObject({ status: 'healthy', total: 4, connected: 3, healthy: 3 });
     const rc = await h.gateway.controller.reconnect('fresh');

@@ -177,7 +177,7 @@ describe('core: aggregation over mixed transports', () => {
     const { tools } = await client.listTools();
     for (const t of tools) expect(map[t.name], t.name).toBeDefined();
     // Filtered entries are kept (marked) for operators.
-    const all = h.gateway.serving.snapshot.all.tools;
+    const all = h.gateway.serving.routes.all.tools;
     expect(all.find((e) => e.backend === 'web' && e.original === 'whoami')).toMatchObject({ filtered: true });
     expect(all.find((e) => e.backend === 'files' && e.original === 'echo')).toMatchObject({ renamed: true, filtered: false });
   });

@@ -77,8 +77,8 @@ describe('core: conflicts under strategy prefix', () => {
     const { resources } = await client.listResources();
     expect(resources.filter((r) => r.uri === 'fixture://dup/info')).toHaveLength(1);
     expect((await routeMapOf(h))['fixture://dup/info']).toEqual(['zeta', 'fixture://dup/info']);
-    expect(h.gateway.serving.snapshot.conflicts).toContainEqual({ kind: 'resource', name: 'fixture://dup/info', winner: 'zeta', loser: 'alpha' });
-    expect(h.gateway.serving.snapshot.conflicts.filter((c) => c.kind !== 'resource')).toEqual([]);
+    expect(h.gateway.serving.routes.conflicts).toContainEqual({ kind: 'resource', name: 'fixture://dup/info', winner: 'zeta', loser: 'alpha' });
+    expect(h.gateway.serving.routes.conflicts.filter((c) => c.kind !== 'resource')).toEqual([]);
     // The shared URI template is listed once, and reads through it go to zeta.
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['fixture://dup/items/{id}']);
@@ -119,7 +119,7 @@ describe('core: conflicts under strategy first-wins', () => {
     expect(map.greet).toEqual(['zeta', 'greet']);
     expect(map.amine).toEqual(['alpha', 'amine']);
     expect(map['fixture://dup/info']).toEqual(['zeta', 'fixture://dup/info']);
-    const conflicts = h.gateway.serving.snapshot.conflicts;
+    const conflicts = h.gateway.serving.routes.conflicts;
     expect(conflicts).toContainEqual({ kind: 'tool', name: 'zonly', winner: 'zeta', loser: 'alpha' });
     expect(conflicts).toContainEqual({ kind: 'prompt', name: 'greet', winner: 'zeta', loser: 'alpha' });
     expect(conflicts.every((c) => c.winner === 'zeta' && c.loser === 'alpha')).toBe(true);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_LEVEL, createLogger, silentLogger, type CreateLoggerOptions } from '../runtime/observability/logging/logger.js';
-import { REDACTED, Redactor, redactor as processRedactor } from '../runtime/observability/logging/redactor.js';
+import { REDACTED, Redactor } from '../runtime/observability/logging/redactor.js';
 
 function capture(opts: Partial<CreateLoggerOptions> = {}) {
   const chunks: string[] = [];
@@ -104,17 +104,15 @@ describe('createLogger', () => {
     }
   });
 
-  it('uses the process-wide redactor by default', () => {
-    const secret = 'process-wide-secret-value';
-    processRedactor.register(secret);
-    try {
-      const chunks: string[] = [];
-      const logger = createLogger({ level: 'info', destination: { write: (s: string) => void chunks.push(s) } });
-      logger.info(`value ${secret}`);
-      expect(chunks.join('')).toContain(`value ${REDACTED}`);
-    } finally {
-      processRedactor.clear();
-    }
+  it('redacts with the redactor it was given, and only that one (each gateway has its own)', () => {
+    const mine = new Redactor();
+    const theirs = new Redactor();
+    mine.register('my-own-secret-value');
+    theirs.register('their-secret-value');
+    const chunks: string[] = [];
+    const logger = createLogger({ level: 'info', redactor: mine, destination: { write: (s: string) => void chunks.push(s) } });
+    logger.info('value my-own-secret-value and their-secret-value');
+    expect(chunks.join('')).toContain(`value ${REDACTED} and their-secret-value`);
   });
 });
 

@@ -15,7 +15,8 @@ import { RegistryClient, type RegistrySettings } from '../runtime/registry/regis
 import { defaultBackendName, installSpecOf, toRegistryEntry } from '../runtime/registry/registry-entry.js';
 import { addBackendToConfigFile } from '../runtime/registry/config-install.js';
 import { parseConfigText } from '../controller/config/config-loader.js';
-import { createLogger } from '../runtime/observability/logging/logger.js';
+import { createLogger, silentLogger } from '../runtime/observability/logging/logger.js';
+import { Redactor } from '../runtime/observability/logging/redactor.js';
 import { freePort } from './helpers/core-util.js';
 import { manyServers, sampleServers, startFakeRegistry, type FakeRegistry } from './helpers/fake-registry.js';
 
@@ -30,7 +31,7 @@ async function fake(opts: Parameters<typeof startFakeRegistry>[0] = {}): Promise
   return f;
 }
 
-const client = (registries: RegistrySettings[]) => new RegistryClient(() => registries, createLogger({ level: 'silent' }));
+const client = (registries: RegistrySettings[]) => new RegistryClient(() => registries, silentLogger());
 const server = (name: string) => sampleServers().find((s) => s.server.name === name && s._meta?.['io.modelcontextprotocol.registry/official'])!;
 
 describe('mapping to spec 2.7', () => {
@@ -161,7 +162,7 @@ describe('search', () => {
         { name: 'empty', url: empty.url },
         { name: 'good', url: good.url },
       ],
-      createLogger({ level: 'warn', destination: sink }),
+      createLogger({ level: 'warn', destination: sink, redactor: new Redactor() }),
     );
     const res = await c.search('weather', 2);
     expect(res).toMatchObject({ registry: 'good', total: 2 });

@@ -13,12 +13,12 @@ import { buildRouteTable, type BackendInput } from '../runtime/routing/route-tab
 import { Router } from '../runtime/routing/router.js';
 import { InFlightCalls } from '../runtime/routing/in-flight-calls.js';
 import type { Interceptor, OperationContext } from '../runtime/routing/operation.js';
-import type { ServingBackends, ServingTarget } from '../runtime/backends/serving-backends.js';
+import type { ServingTarget } from '../runtime/backends/serving-backends.js';
+import type { RouteSource } from '../runtime/routing/router.js';
 import { emptyCatalog, type BackendCatalog } from '../runtime/backends/backend-catalog.js';
 import type { BackendSpec } from '../schemas/config.js';
-import { SessionStore } from '../api/mcp/session-store.js';
+import { MemorySessionTable } from '../api/mcp/memory-session-table.js';
 import { ClientSession } from '../api/mcp/client-session.js';
-import type { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
 import { silentLogger } from '../runtime/observability/logging/logger.js';
 import type { JsonObject } from '../runtime/routing/caller.js';
 
@@ -121,8 +121,8 @@ function fakeServing(inputs: BackendInput[], resting: BackendInput[] = []) {
       },
     ]),
   );
-  const serving = { snapshot: buildRouteTable(inputs, { strategy: 'prefix', separator: '_' }, resting), target: (name: string) => targets.get(name) };
-  return { serving: serving as unknown as ServingBackends, calls };
+  const serving = { routes: buildRouteTable(inputs, { strategy: 'prefix', separator: '_' }, resting), target: (name: string) => targets.get(name) };
+  return { serving: serving satisfies RouteSource, calls };
 }
 
 describe('router', () => {
@@ -165,8 +165,7 @@ describe('router', () => {
 
   it('an unknown name fails through the interceptors too; a known name of a backend that is down says which and what it is doing', async () => {
     const { serving } = fakeServing([input('a', ['echo'])], [input('mem', ['read'])]);
-    const router = new Router(serving, new InFlightCalls());
-    router.backendPhase = (b) => (b === 'mem' ? 'Initializing' : undefined);
+    const router = new Router(serving, new InFlightCalls(), (b) => (b === 'mem' ? 'Initializing' : undefined));
     const failures: Array<[string, string | undefined]> = [];
     router.setInterceptors([
       async (ctx, next) => {
@@ -194,8 +193,7 @@ describe('router', () => {
   });
 });
 
-describe('session store', () => {
-  const subs = { dropSession: async () => undefined, subscribers: () => new Set<string>() } as unknown as ResourceSubscriptions;
+describe('session table (in memory)', () => {
   const session = (id: string) => {
     const s = new ClientSession(
       'streamable-http',
@@ -208,7 +206,7 @@ describe('session store', () => {
   };
 
   it('refuses a session beyond the limit without touching the open ones; a new limit follows a reload', () => {
-    const store = new SessionStore({ ttlSeconds: 60, maxSessions: 2 }, subs, silentLogger());
+    const store = new MemorySessionTable({ ttlSeconds: 60, maxSessions: 2 }, silentLogger());
     store.add(session('a'));
     store.add(session('b'));
     expect(() => store.admit()).toThrow(/at most 2/);
@@ -218,7 +216,7 @@ describe('session store', () => {
   });
 
   it('reaps sessions idle past the TTL, but never one with a request in flight', async () => {
-    const store = new SessionStore({ ttlSeconds: 1, maxSessions: 10 }, subs, silentLogger());
+    const store = new MemorySessionTable({ ttlSeconds: 1, maxSessions: 10 }, silentLogger());
     const idle = session('idle');
     const busy = session('busy');
     store.add(idle);

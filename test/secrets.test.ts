@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REDACTED, Redactor, SecretTooShortError, redactor as processRedactor } from '../runtime/observability/logging/redactor.js';
+import { REDACTED, Redactor, SecretTooShortError } from '../runtime/observability/logging/redactor.js';
 import { EncryptedFileSecretProvider } from '../runtime/secrets/encrypted-file-provider.js';
 import { EnvSecretProvider } from '../runtime/secrets/env-provider.js';
 import { SecretNotFoundError, SecretsFileError, SecretsKeyError } from '../runtime/secrets/errors.js';
@@ -159,14 +159,12 @@ describe('SecretStore', () => {
     expect(redactor.hasSecrets).toBe(false);
   });
 
-  it('uses the process-wide redactor by default', () => {
-    const s = new SecretStore([new EnvSecretProvider({ T: 'default-redactor-secret' })]);
-    try {
-      s.resolve('T');
-      expect(processRedactor.redact('default-redactor-secret')).toBe(REDACTED);
-    } finally {
-      processRedactor.clear();
-    }
+  it('registers what it resolves with its own redactor, not with any other', () => {
+    const own = new Redactor();
+    const other = new Redactor();
+    new SecretStore([new EnvSecretProvider({ T: 'own-redactor-secret' })], own).resolve('T');
+    expect(own.redact('own-redactor-secret')).toBe(REDACTED);
+    expect(other.redact('own-redactor-secret')).toBe('own-redactor-secret');
   });
 
   it('detects references', () => {

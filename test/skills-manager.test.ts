@@ -14,6 +14,7 @@ import { SkillManager, type SkillChange, type SkillSettings } from '../runtime/s
 import { ResourceNotFoundError, SkillNotFoundError, ToolNotFoundError } from '../schemas/errors.js';
 import { copySkillFixtures, fixtureToolCaller, newSkillManager, writeSkill, type FixtureToolCaller } from './helpers/skill-fixtures.js';
 import { waitFor } from './helpers/core-util.js';
+import { Redactor } from '../runtime/observability/logging/redactor.js';
 
 let fx: FixtureToolCaller;
 const managers: SkillManager[] = [];
@@ -51,7 +52,7 @@ async function startManager(settings: Partial<SkillSettings> = {}, dir = copySki
     watch: false,
     debounceMs: 50,
     ...settings,
-    logger: createLogger({ level: 'debug', destination: sink }),
+    logger: createLogger({ level: 'debug', destination: sink, redactor: new Redactor() }),
     callStep: (tool, args, ctx) => fx.callStep(tool, args, ctx),
     toolAvailable: (name): boolean => fx.toolNames.has(name) || manager.servesTool(name),
   });

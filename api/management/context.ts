@@ -3,7 +3,8 @@ import type { GatewayController } from '../../controller/gateway-controller.js';
 import type { EventBus } from '../../controller/event-bus.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { Router } from '../../runtime/routing/router.js';
-import type { SessionStore } from '../mcp/session-store.js';
+import type { SessionTable } from '../mcp/session-table.js';
+import type { Redactor } from '../../runtime/observability/logging/redactor.js';
 import type { SkillManager } from '../../runtime/skills/skill-manager.js';
 import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
@@ -18,8 +19,10 @@ export interface ListenAddress {
 export interface ManagementContext {
   controller: GatewayController;
   router: Router;
-  pool: ServingBackends;
-  sessions: SessionStore;
+  serving: ServingBackends;
+  sessions: SessionTable;
+  /** Every management response and event stream passes through the same redactor as the logs. */
+  redactor: Redactor;
   events: EventBus;
   skills: SkillManager;
   registry: RegistryClient;

@@ -6,7 +6,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ManagementContext } from './context.js';
-import { redactor } from '../../runtime/observability/logging/redactor.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { authHook, managementToken } from './auth.js';
 import { installErrorHandling } from './errors.js';
@@ -33,7 +32,7 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   installErrorHandling(app);
   // Backend errors can echo credentials (an HTTP error page quoting a header):
   // every management response passes through the same redactor as the logs.
-  app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' ? redactor.redact(payload) : payload));
+  app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' ? ctx.redactor.redact(payload) : payload));
   // Read per request: a reload can change server.management.token.
   app.addHook(
     'onRequest',

@@ -7,7 +7,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { EventBus } from '../../controller/event-bus.js';
-import { redactor } from '../../runtime/observability/logging/redactor.js';
+import type { Redactor } from '../../runtime/observability/logging/redactor.js';
 
 /** Unsent bytes tolerated for a slow reader before the stream is closed. */
 const MAX_BACKLOG_BYTES = 1024 * 1024;
@@ -15,7 +15,10 @@ const MAX_BACKLOG_BYTES = 1024 * 1024;
 export class EventStreams {
   private readonly open = new Set<ServerResponse>();
 
-  constructor(private readonly events: EventBus) {}
+  constructor(
+    private readonly events: EventBus,
+    private readonly redactor: Redactor,
+  ) {}
 
   serve(reply: FastifyReply, heartbeatMs: number): void {
     reply.hijack();
@@ -36,7 +39,7 @@ export class EventStreams {
       }
       res.write(chunk);
     };
-    const unsubscribe = this.events.subscribe((e) => send(`data: ${redactor.redact(JSON.stringify(e))}\n\n`));
+    const unsubscribe = this.events.subscribe((e) => send(`data: ${this.redactor.redact(JSON.stringify(e))}\n\n`));
     const heartbeat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
     heartbeat.unref();
     this.open.add(res);

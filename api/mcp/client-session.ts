@@ -1,8 +1,11 @@
 /** One MCP client session on /mcp or /sse: its SDK Server, transport and activity clock. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { LoggingLevel, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCRequest, LoggingLevel, RequestId, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerTransport } from '../../runtime/routing/operation.js';
+import type { ClientCapability, ClientEndpoint } from '../../runtime/routing/client-fanout.js';
+import type { JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
+import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 
 export type SessionTransport = Exclude<CallerTransport, 'management'>;
 
@@ -13,7 +16,7 @@ interface Handling {
   relay: () => void;
 }
 
-export class ClientSession {
+export class ClientSession implements ClientEndpoint {
   id = '';
   readonly createdAt = Date.now();
   lastActivity = Date.now();
@@ -35,6 +38,25 @@ export class ClientSession {
 
   touch(): void {
     this.lastActivity = Date.now();
+  }
+
+  /** The client's name from initialize, once known. */
+  get clientName(): string | null {
+    return this.server.getClientVersion()?.name ?? null;
+  }
+
+  can(capability: ClientCapability): boolean {
+    return this.server.getClientCapabilities()?.[capability] !== undefined;
+  }
+
+  /** A notification to the client; with `relatedRequestId`, on that request's stream (streamable HTTP). */
+  notify(notification: ServerNotification, relatedRequestId?: RequestId): Promise<void> {
+    return this.server.notification(notification, relatedRequestId === undefined ? undefined : { relatedRequestId });
+  }
+
+  /** A request to the client (sampling, elicitation, roots) with the answer as the client gave it. */
+  request(request: Pick<JSONRPCRequest, 'method' | 'params'>, signal: AbortSignal, onprogress?: ProgressHandler): Promise<JsonObject> {
+    return this.server.request({ method: request.method, params: request.params }, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) });
   }
 
   /** Requests being handled now: a session with a call in flight is never idle. */

@@ -18,7 +18,7 @@ import {
 import type { Router } from '../../runtime/routing/router.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { ResourceSubscriptions } from '../../runtime/routing/resource-subscriptions.js';
-import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../runtime/routing/caller.js';
+import type { CallerContext, ForwardOptions, JsonObject } from '../../runtime/routing/caller.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { cachedListResult } from '../../runtime/transports/json-rpc.js';
 import { toJsonRpcError } from '../error-mapping.js';
@@ -30,7 +30,7 @@ import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 
 export interface SessionServerDeps {
   router: Router;
-  pool: ServingBackends;
+  serving: ServingBackends;
   subscriptions: ResourceSubscriptions;
   validator: jsonSchemaValidator;
 }
@@ -50,7 +50,7 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
   // The SDK's own setLevel handler only records the level; ours also tells the backends.
   server.removeRequestHandler('logging/setLevel');
   server.oninitialized = () => {
-    const { lists } = deps.pool.snapshot;
+    const { lists } = deps.serving.routes;
     const current = session();
     current.initialized = true;
     current.capabilitySnapshot = { tools: lists.tools.length, resources: lists.resources.length, prompts: lists.prompts.length };
@@ -70,7 +70,7 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
   server.fallbackNotificationHandler = async (notification) => {
     // The client's roots changed: every backend may care.
     if (notification.method === 'notifications/roots/list_changed') {
-      await Promise.all(deps.pool.servingNames().map(async (name) => deps.pool.get(name)?.notify(notification.method)));
+      await Promise.all(deps.serving.servingNames().map(async (name) => deps.serving.get(name)?.notify(notification.method)));
     }
   };
   return server;
@@ -78,21 +78,21 @@ export function createSessionServer(deps: SessionServerDeps, session: () => Clie
 
 async function handle(deps: SessionServerDeps, session: ClientSession, request: JSONRPCRequest, extra: Extra): Promise<JsonObject> {
   const params = (request.params ?? {}) as JsonObject;
-  const snapshot = deps.pool.snapshot;
+  const routes = deps.serving.routes;
   switch (request.method) {
-    // Lists are served with their JSON computed once per registry snapshot (see cachedListResult).
+    // Lists are served with their JSON computed once per route table (see cachedListResult).
     // The session's capability snapshot records how much it was last shown.
     case 'tools/list':
-      session.capabilitySnapshot.tools = snapshot.lists.tools.length;
-      return cachedListResult('tools', snapshot.lists.tools);
+      session.capabilitySnapshot.tools = routes.lists.tools.length;
+      return cachedListResult('tools', routes.lists.tools);
     case 'prompts/list':
-      session.capabilitySnapshot.prompts = snapshot.lists.prompts.length;
-      return cachedListResult('prompts', snapshot.lists.prompts);
+      session.capabilitySnapshot.prompts = routes.lists.prompts.length;
+      return cachedListResult('prompts', routes.lists.prompts);
     case 'resources/list':
-      session.capabilitySnapshot.resources = snapshot.lists.resources.length;
-      return cachedListResult('resources', snapshot.lists.resources);
+      session.capabilitySnapshot.resources = routes.lists.resources.length;
+      return cachedListResult('resources', routes.lists.resources);
     case 'resources/templates/list':
-      return cachedListResult('resourceTemplates', snapshot.lists.resourceTemplates);
+      return cachedListResult('resourceTemplates', routes.lists.resourceTemplates);
     case 'tools/call':
       return deps.router.callTool(callerOf(session, request, extra), params, forwardOptions(extra));
     case 'resources/read':
@@ -130,7 +130,7 @@ function callerOf(session: ClientSession, request: JSONRPCRequest, extra: Extra)
   };
 }
 
-function forwardOptions(extra: Extra): ForwardRequestOptions {
+function forwardOptions(extra: Extra): ForwardOptions {
   const token = extra._meta?.progressToken;
   if (token === undefined) return { signal: extra.signal };
   return {
@@ -145,8 +145,8 @@ function forwardOptions(extra: Extra): ForwardRequestOptions {
 async function setLevel(deps: SessionServerDeps, session: ClientSession, level: LoggingLevel): Promise<JsonObject> {
   session.logLevel = level;
   await Promise.all(
-    deps.pool.servingNames().map(async (name) => {
-      if (!deps.pool.get(name)?.serverCapabilities?.logging) return;
+    deps.serving.servingNames().map(async (name) => {
+      if (!deps.serving.get(name)?.serverCapabilities?.logging) return;
       await deps.router.toBackend(name, 'logging/setLevel', { level }).catch(() => undefined);
     }),
   );

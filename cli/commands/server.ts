@@ -7,11 +7,12 @@
 import { Command, Option } from 'clipanion';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import type { Gateway, LogFormat } from '../../api/gateway.js';
+import type { Gateway, LogFormat } from '../../app/gateway.js';
 import { claimName, precheckName, releaseOnExit, SessionNameTaken } from '../sessions/server-session.js';
 import { DEFAULT_SESSION_NAME, sessionNameProblem } from '../sessions/session-record.js';
 import { defaultLogFile, notifyDetachParent, startDetached, takeDetachedLogFile } from '../sessions/detach.js';
 import { jsonBanner, textBanner } from './server-banner.js';
+import { LOG_LEVELS } from '../../schemas/log-levels.js';
 
 export class ServerCommand extends Command {
   static override paths = [['server']];
@@ -54,7 +55,7 @@ export class ServerCommand extends Command {
   private usageProblem(): string | undefined {
     const port = this.port === undefined ? undefined : Number(this.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) return `Invalid --port: ${this.port}`;
-    if (this.logLevel !== undefined && !LOG_LEVELS.includes(this.logLevel))
+    if (this.logLevel !== undefined && !(LOG_LEVELS as readonly string[]).includes(this.logLevel))
       return `Invalid --log-level: ${this.logLevel} (expected one of ${LOG_LEVELS.join(', ')})`;
     if (this.logFormat !== undefined && !LOG_FORMATS.includes(this.logFormat as LogFormat))
       return `Invalid --log-format: ${this.logFormat} (expected pretty or json)`;
@@ -104,13 +105,15 @@ export class ServerCommand extends Command {
 
   private async runForeground(): Promise<number> {
     // Loaded here, not at the top: `gateway status`, `stop` and `--help` should not pay for the whole server.
-    const [{ Gateway }, { GatewayError }, { redactor }, { flushLogsSync }] = await Promise.all([
-      import('../../api/gateway.js'),
+    const [{ Gateway }, { GatewayError }, { Redactor }, { flushLogsSync }] = await Promise.all([
+      import('../../app/gateway.js'),
       import('../../schemas/errors.js'),
       import('../../runtime/observability/logging/redactor.js'),
       import('../../runtime/observability/logging/logger.js'),
     ]);
     const detachedLogFile = takeDetachedLogFile();
+    // The gateway's redactor, made here so a start-up error is redacted with the secrets it had resolved.
+    const redactor = new Redactor();
     let gateway: Gateway;
     try {
       precheckName(this.name);
@@ -121,6 +124,7 @@ export class ServerCommand extends Command {
         logLevel: this.logLevel,
         logFormat: this.logFormat as LogFormat | undefined,
         verbosity: this.verbose,
+        redactor,
       });
     } catch (err) {
       // Not through the logger (it may not exist yet), so redact here: a
@@ -168,5 +172,4 @@ export class ServerCommand extends Command {
   }
 }
 
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'audit', 'error', 'fatal', 'silent'];
 const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];

@@ -4,6 +4,8 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { BackendSpec, GatewayConfig } from '../../schemas/config.js';
+import type { ConflictPolicy } from '../../runtime/routing/route-table.js';
+import type { DesiredBackends } from '../../runtime/backends/serving-backends.js';
 
 export interface ConfigDiff {
   added: string[];
@@ -39,25 +41,35 @@ export function sameConnection(a: BackendSpec, b: BackendSpec): boolean {
 }
 
 /**
- * What the operator wants: the backends of the running config, plus manual
- * reconnect requests. A reconnect is recorded like `kubectl rollout restart`
- * records a restart: a counter per backend in desired state that the
- * reconciler compares with the last one it answered, so fifty concurrent
- * requests cause one reconnect, not fifty.
+ * What the operator wants: the backends of the running config and how name
+ * conflicts between them are resolved, plus manual reconnect requests. The
+ * one copy of the specs: the reconciler and the route table both read it.
+ *
+ * A reconnect is recorded like `kubectl rollout restart` records a restart:
+ * a counter per backend in desired state that the reconciler compares with
+ * the last one it answered, so fifty concurrent requests cause one
+ * reconnect, not fifty.
  */
-export class DesiredState {
+export class DesiredState implements DesiredBackends {
   private backends: ReadonlyMap<string, BackendSpec>;
+  private conflicts: ConflictPolicy;
   private readonly reconnects = new Map<string, number>();
 
-  constructor(backends: GatewayConfig['backends']) {
+  constructor(backends: GatewayConfig['backends'], conflicts: ConflictPolicy) {
     this.backends = new Map(Object.entries(backends));
+    this.conflicts = conflicts;
   }
 
-  /** Replaces the backends; returns what changed (the answer of POST /reload). */
-  set(backends: GatewayConfig['backends']): ConfigDiff {
+  /** Replaces the backends and the conflict policy; returns which backends changed (the answer of POST /reload). */
+  set(backends: GatewayConfig['backends'], conflicts: ConflictPolicy = this.conflicts): ConfigDiff {
     const diff = diffBackends(Object.fromEntries(this.backends), backends);
     this.backends = new Map(Object.entries(backends));
+    this.conflicts = conflicts;
     return diff;
+  }
+
+  get conflictPolicy(): ConflictPolicy {
+    return this.conflicts;
   }
 
   get(name: string): BackendSpec | undefined {

@@ -12,8 +12,9 @@
 import type { Logger } from '../../runtime/observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import type { EventBus } from '../event-bus.js';
-import { DesiredState, type ConfigDiff } from '../config/desired-state.js';
-import { createStatusStore, type BackendStatus, type StatusView } from '../status/status-store.js';
+import type { DesiredState, ConfigDiff } from '../config/desired-state.js';
+import type { BackendStatus, StatusView, StatusWriter } from '../status/status-store.js';
+import type { ConflictPolicy } from '../../runtime/routing/route-table.js';
 import { HealthProber, type HealthPolicy } from '../health/health-prober.js';
 import { BackoffLimiter, type BackoffPolicy } from './backoff.js';
 import { WorkQueue, type QueueLimits } from './work-queue.js';
@@ -28,13 +29,18 @@ export interface LoopPolicy {
   resyncMs: number;
 }
 
-/** A serving set that can say when its route table changed (a conflict verdict may have changed with it). */
+/** A serving set that follows desired state and says whose conflict verdicts a new route table changed. */
 export interface ObservableServingSet<C extends BackendHandle> extends ServingSet<C> {
-  on(event: 'registry', listener: () => void): unknown;
+  /** Desired state changed: rebuild the route table from it. */
+  refresh(): void;
+  on(event: 'routes', listener: (table: unknown, change: { verdicts: readonly string[] }) => void): unknown;
 }
 
 export interface ControlLoopOptions<C extends BackendHandle> {
-  backends: Record<string, BackendSpec>;
+  /** What the operator wants; shared with the serving set, which reads filters, renames and the conflict policy from it. */
+  desired: DesiredState;
+  /** Observed state: the view everyone may read, the writer only the reconciler gets. */
+  status: { view: StatusView; writer: StatusWriter };
   serving: ObservableServingSet<C>;
   events: EventBus;
   log: Logger;
@@ -66,9 +72,9 @@ export class ControlLoop<C extends BackendHandle> {
 
   constructor(private readonly o: ControlLoopOptions<C>) {
     this.policy = o.policy;
-    const { view, writer } = createStatusStore(o.events);
+    const { view, writer } = o.status;
     this.status = view;
-    this.desired = new DesiredState(o.backends);
+    this.desired = o.desired;
     this.backoff = new BackoffLimiter(o.policy.backoff, o.random);
     this.queue = new WorkQueue((name) => this.process(name), o.policy.queue, o.now);
     this.health = new HealthProber(
@@ -88,10 +94,10 @@ export class ControlLoop<C extends BackendHandle> {
       log: o.log,
       now: o.now,
     });
-    // A new route table can change a backend's conflict verdict: every backend is looked at again
+    // A new route table can change a backend's conflict verdict: those backends are looked at again
     // (once the loop runs: nothing may start a backend before start(), the listener is bound first).
-    o.serving.on('registry', () => {
-      if (this.running) this.enqueueAll();
+    o.serving.on('routes', (_table, change) => {
+      if (this.running) for (const name of change.verdicts) this.queue.add(name);
     });
   }
 
@@ -102,9 +108,10 @@ export class ControlLoop<C extends BackendHandle> {
     this.armResync();
   }
 
-  /** New desired backends and tuning; returns the diff, whose names are exactly the ones enqueued. */
-  apply(backends: Record<string, BackendSpec>, policy: LoopPolicy = this.policy): ConfigDiff {
-    const diff = this.desired.set(backends);
+  /** New desired backends, conflict policy and tuning; returns the diff, whose names are exactly the ones enqueued. */
+  apply(backends: Record<string, BackendSpec>, conflicts: ConflictPolicy = this.desired.conflictPolicy, policy: LoopPolicy = this.policy): ConfigDiff {
+    const diff = this.desired.set(backends, conflicts);
+    this.o.serving.refresh();
     this.backoff.setPolicy(policy.backoff);
     this.health.setPolicy(policy.health);
     this.queue.setLimits(policy.queue);

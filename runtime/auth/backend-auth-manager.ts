@@ -14,7 +14,7 @@
 import { EventEmitter } from 'node:events';
 import type { BackendSpec, HttpBackendSpec } from '../../schemas/config.js';
 import type { Logger } from '../observability/logging/logger.js';
-import { redactor as processRedactor, type Redactor } from '../observability/logging/redactor.js';
+import type { Redactor } from '../observability/logging/redactor.js';
 import { tokensDir } from '../state-dir.js';
 import { AuthorizationFlow } from './authorization-flow.js';
 import { ConnectionOAuthProvider } from './connection-provider.js';
@@ -30,8 +30,8 @@ export const DEFAULT_FLOW_TIMEOUT_MS = 10 * 60_000;
 export interface BackendAuthManagerOptions {
   /** Default `tokensDir()`: `<state>/tokens`. */
   tokensDir?: string;
-  /** Default: the process-wide redactor every logger uses. */
-  redactor?: Redactor;
+  /** The gateway's redactor: tokens are registered with it as they are loaded. */
+  redactor: Redactor;
   log?: Logger;
   flowTimeoutMs?: number;
 }
@@ -63,10 +63,10 @@ export class BackendAuthManager extends EventEmitter<BackendAuthEvents> implemen
   private readonly redactor: Redactor;
   private readonly flowTimeoutMs: number;
 
-  constructor(private readonly opts: BackendAuthManagerOptions = {}) {
+  constructor(private readonly opts: BackendAuthManagerOptions) {
     super();
     this.dir = opts.tokensDir ?? tokensDir();
-    this.redactor = opts.redactor ?? processRedactor;
+    this.redactor = opts.redactor;
     this.flowTimeoutMs = opts.flowTimeoutMs ?? DEFAULT_FLOW_TIMEOUT_MS;
   }
 

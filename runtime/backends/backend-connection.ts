@@ -14,7 +14,6 @@ import {
   CancelledNotificationSchema,
   type JSONRPCRequest,
   type Notification,
-  type Progress,
   type RequestId,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -28,22 +27,18 @@ import { toBackendError } from './backend-errors.js';
 import { AuthorizationRequiredError, findAuthorizationRequired } from '../auth/errors.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../version.js';
 import { PASSTHROUGH } from '../transports/passthrough-schema.js';
-import type { CallerContext, JsonObject } from '../routing/caller.js';
+import type { JsonObject, ProgressHandler, TargetRequestOptions } from '../routing/caller.js';
 
-/** Where backend-initiated traffic goes. Implemented by the session side. */
+/** Where backend-initiated traffic goes (runtime/routing/backend-traffic.ts). */
 export interface BackendBridge {
-  /** `sampling/createMessage`, `elicitation/create`, `roots/list` raised by the backend. */
-  onServerRequest(backend: string, request: JSONRPCRequest, signal: AbortSignal): Promise<JsonObject>;
+  /**
+   * `sampling/createMessage`, `elicitation/create`, `roots/list` raised by the
+   * backend. `onprogress` is set when the backend asked for progress on it:
+   * what the client reports goes back to the backend under its token.
+   */
+  onServerRequest(backend: string, request: JSONRPCRequest, signal: AbortSignal, onprogress?: ProgressHandler): Promise<JsonObject>;
   /** Notifications other than list changes and progress (resource updates, log messages). */
   onNotification(backend: string, notification: Notification): void;
-}
-
-export interface ForwardOptions {
-  signal?: AbortSignal;
-  timeoutMs: number;
-  onprogress?: (progress: Progress) => void;
-  /** Who the request is made for (a local target such as the skills runs steps on their behalf). */
-  caller?: CallerContext;
 }
 
 const LIST_METHODS: Record<CatalogKind, { method: string; field: string; capability: keyof ServerCapabilities }> = {
@@ -147,8 +142,12 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     client.fallbackRequestHandler = async (request, extra) => {
       const own = new AbortController();
       this.incoming.set(request.id, own);
+      // The backend asked for progress on its request: what the client reports goes back under the backend's token.
+      const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
+      const onprogress: ProgressHandler | undefined =
+        token === undefined ? undefined : (p) => void this.notify('notifications/progress', { ...p, progressToken: token });
       try {
-        return await this.bridge.onServerRequest(this.name, request, AbortSignal.any([extra.signal, own.signal]));
+        return await this.bridge.onServerRequest(this.name, request, AbortSignal.any([extra.signal, own.signal]), onprogress);
       } finally {
         if (this.incoming.get(request.id) === own) this.incoming.delete(request.id);
       }
@@ -192,7 +191,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   }
 
   /** Forwards one request with the backend's own result object (no re-validation). */
-  async request(method: string, params: JsonObject | undefined, opts: ForwardOptions): Promise<JsonObject> {
+  async request(method: string, params: JsonObject | undefined, opts: TargetRequestOptions): Promise<JsonObject> {
     const client = this.client;
     if (!client || this.closing) throw new BackendUnavailableError(this.name, 'not connected');
     const options: RequestOptions = { signal: opts.signal, timeout: opts.timeoutMs };

@@ -1,33 +1,47 @@
 /**
- * The set of live backend connections and the registry built from the ones
- * that serve traffic. The controller decides when a connection is created,
- * attached (serving), detached or closed; the pool keeps the registry in step
- * and says which lists changed, so client sessions get exactly the
- * `list_changed` notifications they need.
+ * The backends in service and the route table built from them. The
+ * controller decides when a connection is created, attached (serving),
+ * detached or closed; this keeps the route table in step with the
+ * connections and with desired state (filters, renames, the conflict
+ * strategy: read from desired state, never copied), and says what changed:
+ * which client-visible lists (so sessions get exactly the `list_changed`
+ * notifications they need) and which backends' conflict verdicts (so only
+ * those are reconciled again).
  */
 import { EventEmitter } from 'node:events';
+import type { Notification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
-import { BackendConnection, type BackendBridge, type ForwardOptions } from './backend-connection.js';
-import type { JsonObject } from '../routing/caller.js';
+import { BackendConnection, type BackendBridge } from './backend-connection.js';
+import type { JsonObject, TargetRequestOptions } from '../routing/caller.js';
 import { AS_PROCESS, createBackendTransport, type OAuthSource, type Placement } from '../transports/create-backend-transport.js';
-import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type RouteTable } from '../routing/route-table.js';
+import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type ListKind, type RouteTable } from '../routing/route-table.js';
 import { listResultJson } from '../transports/json-rpc.js';
 import type { BackendCatalog } from './backend-catalog.js';
 
-export type ListKind = 'tools' | 'prompts' | 'resources';
+/** Desired state as the serving set reads it (controller/config/desired-state.ts). */
+export interface DesiredBackends {
+  /** Backend names in config order (the order conflicts are decided in). */
+  names(): string[];
+  get(name: string): BackendSpec | undefined;
+  readonly conflictPolicy: ConflictPolicy;
+}
 
-/** Local capabilities have no config of their own: no filters, no renames. */
-const LOCAL_SPEC: BackendSpec = { type: 'stdio', command: 'gateway' };
+export interface RoutesChange {
+  /** The client-visible lists that differ. */
+  lists: ReadonlySet<ListKind>;
+  /** Backends whose conflict verdict (`rejection()`) differs. */
+  verdicts: readonly string[];
+}
 
 export interface ServingBackendsEvents {
-  /** The registry was rebuilt; `changed` names the client-visible lists that differ. */
-  registry: [snapshot: RouteTable, changed: Set<ListKind>];
+  /** The route table was rebuilt. */
+  routes: [table: RouteTable, change: RoutesChange];
 }
 
 /** Whatever serves a route: a backend connection, or something the gateway serves itself. */
 export interface ServingTarget {
-  request(method: string, params: JsonObject | undefined, opts: ForwardOptions): Promise<JsonObject>;
+  request(method: string, params: JsonObject | undefined, opts: TargetRequestOptions): Promise<JsonObject>;
   readonly requestTimeoutMs: number;
 }
 
@@ -40,7 +54,7 @@ export interface ServingTarget {
 export interface LocalProvider {
   /** The catalog of each route name, e.g. `skill:research`. */
   catalogs(): ReadonlyMap<string, BackendCatalog>;
-  request(route: string, method: string, params: JsonObject | undefined, opts: ForwardOptions): Promise<JsonObject>;
+  request(route: string, method: string, params: JsonObject | undefined, opts: TargetRequestOptions): Promise<JsonObject>;
   readonly requestTimeoutMs: number;
   /** Told after the catalogs changed. */
   onChange(listener: () => void): () => void;
@@ -53,13 +67,11 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   private local?: LocalProvider;
   /** One stable target object per local route name (subscriptions compare identities). */
   private localTargets = new Map<string, ServingTarget | undefined>();
-  private order: string[] = [];
-  private policy: ConflictPolicy = { strategy: 'prefix', separator: '_' };
-  private specs = new Map<string, BackendSpec>();
-  snapshot: RouteTable = emptyRouteTable();
-  private signatures = signaturesOf(this.snapshot);
+  private table: RouteTable = emptyRouteTable();
+  private signatures = signaturesOf(this.table);
 
   constructor(
+    private readonly desired: DesiredBackends,
     private readonly bridge: BackendBridge,
     private readonly log: Logger,
     /** The outgoing OAuth of backends with `auth.type: oauth`. */
@@ -68,11 +80,13 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     super();
   }
 
-  /** New desired state: config order decides conflicts; specs feed filters and renames. */
-  configure(specs: Record<string, BackendSpec>, policy: ConflictPolicy): void {
-    this.order = Object.keys(specs);
-    this.specs = new Map(Object.entries(specs));
-    this.policy = policy;
+  /** The current route table (immutable; replaced as a whole on every change). */
+  get routes(): RouteTable {
+    return this.table;
+  }
+
+  /** Desired state changed (a reload): filters, renames, order and the conflict strategy apply at once. */
+  refresh(): void {
     this.rebuild();
   }
 
@@ -109,7 +123,7 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
 
   /** Why the route table leaves this backend out (a name conflict under strategy `error`), or null. */
   rejection(name: string): string | null {
-    return this.snapshot.rejected.get(name) ?? null;
+    return this.table.rejected.get(name) ?? null;
   }
 
   /** The serving connection of a backend, if any. */
@@ -131,11 +145,16 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     return target;
   }
 
-  /** Serves a local provider's capabilities (once; the skills). */
-  setLocal(provider: LocalProvider): void {
+  /** Serves a local provider's capabilities beside the backends' (once; the skills). */
+  serveLocal(provider: LocalProvider): void {
     this.local = provider;
     provider.onChange(() => this.rebuild());
     this.rebuild();
+  }
+
+  /** A notification from a local provider's route (a skill file changed) goes to clients as a backend's would. */
+  notifyFrom(route: string, notification: Notification): void {
+    this.bridge.onNotification(route, notification);
   }
 
   servingNames(): string[] {
@@ -143,25 +162,26 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   }
 
   private rebuild(): void {
-    const inputs = this.order
+    const order = this.desired.names();
+    // Filters and renames come from desired state, so a config edit applies without reconnecting when possible.
+    const inputs = order
       .filter((name) => this.serving.has(name))
-      .map((name) => {
-        const conn = this.serving.get(name)!;
-        // Filters and renames come from the desired spec, so a config edit applies without reconnecting when possible.
-        return { name, spec: this.specs.get(name) ?? conn.spec, catalog: conn.catalog };
-      });
-    const resting = this.order
+      .map((name) => ({ name, spec: this.desired.get(name) ?? this.serving.get(name)!.spec, catalog: this.serving.get(name)!.catalog }));
+    const resting = order
       .filter((name) => this.resting.has(name) && !this.serving.has(name))
-      .map((name) => ({ name, spec: this.specs.get(name)!, catalog: this.resting.get(name)! }));
+      .map((name) => ({ name, spec: this.desired.get(name)!, catalog: this.resting.get(name)! }));
     const localCatalogs = this.local?.catalogs() ?? new Map<string, BackendCatalog>();
     this.localTargets = new Map([...localCatalogs.keys()].map((name) => [name, this.localTargets.get(name)]));
-    const locals = [...localCatalogs].map(([name, catalog]) => ({ name, spec: LOCAL_SPEC, catalog, exact: true }));
-    const snapshot = buildRouteTable([...inputs, ...locals], this.policy, resting);
-    const next = signaturesOf(snapshot);
-    const changed = new Set<ListKind>((Object.keys(next) as ListKind[]).filter((k) => next[k] !== this.signatures[k]));
+    // The gateway's own capabilities have no config: no filters, no renames.
+    const locals = [...localCatalogs].map(([name, catalog]) => ({ name, spec: {}, catalog, exact: true }));
+    const before = this.table;
+    const table = buildRouteTable([...inputs, ...locals], this.desired.conflictPolicy, resting);
+    const next = signaturesOf(table);
+    const lists = new Set<ListKind>((Object.keys(next) as ListKind[]).filter((k) => next[k] !== this.signatures[k]));
+    const verdicts = [...new Set([...before.rejected.keys(), ...table.rejected.keys()])].filter((n) => before.rejected.get(n) !== table.rejected.get(n));
     this.signatures = next;
-    this.snapshot = snapshot;
-    this.emit('registry', snapshot, changed);
+    this.table = table;
+    this.emit('routes', table, { lists, verdicts });
   }
 }
 

@@ -24,10 +24,18 @@ export interface CallerContext {
 
 export type ProgressHandler = (progress: { progress: number; total?: number; message?: string }) => void;
 
-export interface ForwardRequestOptions {
+/** How a client's operation is forwarded (router.callTool and its siblings). */
+export interface ForwardOptions {
   signal?: AbortSignal;
-  /** Client progress token; when set, backend progress is relayed through `onprogress`. */
+  /** Set when the client asked for progress: backend progress is relayed through it. */
   onprogress?: ProgressHandler;
   /** Told which backend serves the request, once routing has chosen it. */
   onBackend?: (backend: string) => void;
+}
+
+/** What a target (a backend connection, the skills) is given with one forwarded request. */
+export interface TargetRequestOptions extends Omit<ForwardOptions, 'onBackend'> {
+  timeoutMs: number;
+  /** Who the request is made for (a local target such as the skills runs steps on their behalf). */
+  caller?: CallerContext;
 }

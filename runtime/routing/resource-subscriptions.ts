@@ -1,62 +1,56 @@
 /**
- * Client subscriptions to resource updates. The backend is subscribed once
- * per URI, when the first client session subscribes, and unsubscribed when the
- * last one leaves; its `notifications/resources/updated` go to exactly the
- * sessions subscribed to that URI.
+ * The backend side of client subscriptions to resource updates. A backend is
+ * subscribed once per URI, when the first client session subscribes, and
+ * unsubscribed when the last one leaves; who is subscribed is kept in the
+ * SubscriptionIndex, which the fan-out reads to deliver the updates.
  */
 import { ResourceNotFoundError } from '../../schemas/errors.js';
 import type { Router } from './router.js';
+import type { SubscriptionIndex } from './subscription-index.js';
+
+/** What the subscriptions need of the router: where a URI lives, and a channel to its owner. */
+export type SubscriptionChannel = Pick<Router, 'resourceRoute' | 'targetOf' | 'toBackend'>;
 
 export class ResourceSubscriptions {
-  private readonly byUri = new Map<string, Set<string>>();
-  private readonly bySession = new Map<string, Set<string>>();
   /** The backend connection each URI is subscribed at: a reconnected backend has forgotten it. */
   private readonly subscribedAt = new Map<string, unknown>();
 
-  constructor(private readonly router: Router) {}
+  constructor(
+    private readonly router: SubscriptionChannel,
+    private readonly index: SubscriptionIndex,
+  ) {}
 
   async subscribe(sessionId: string, uri: string): Promise<void> {
     const route = this.router.resourceRoute(uri);
     if (!route) throw new ResourceNotFoundError(uri);
-    let sessions = this.byUri.get(uri);
-    if (!sessions) {
+    if (this.index.subscribers(uri).size === 0) {
       const conn = this.router.targetOf(route.backend);
       await this.router.toBackend(route.backend, 'resources/subscribe', { uri });
-      sessions = new Set();
-      this.byUri.set(uri, sessions);
       this.subscribedAt.set(uri, conn);
     }
-    sessions.add(sessionId);
-    let uris = this.bySession.get(sessionId);
-    if (!uris) this.bySession.set(sessionId, (uris = new Set()));
-    uris.add(uri);
+    this.index.add(sessionId, uri);
   }
 
   async unsubscribe(sessionId: string, uri: string): Promise<void> {
-    this.bySession.get(sessionId)?.delete(uri);
-    const sessions = this.byUri.get(uri);
-    if (!sessions?.delete(sessionId) || sessions.size > 0) return;
-    this.byUri.delete(uri);
+    if (!this.index.remove(sessionId, uri)) return;
     this.subscribedAt.delete(uri);
     const route = this.router.resourceRoute(uri);
     if (route) await this.router.toBackend(route.backend, 'resources/unsubscribe', { uri }).catch(() => undefined);
   }
 
+  /** A session ended: its subscriptions end with it. */
   async dropSession(sessionId: string): Promise<void> {
-    const uris = this.bySession.get(sessionId);
-    if (!uris) return;
-    this.bySession.delete(sessionId);
-    await Promise.all([...uris].map((uri) => this.unsubscribe(sessionId, uri)));
+    await Promise.all(this.index.urisOf(sessionId).map((uri) => this.unsubscribe(sessionId, uri)));
   }
 
   /**
-   * After the registry changed: every subscribed URI must be subscribed at the
-   * connection that serves it now (a backend that reconnected, or a new owner
-   * of the URI, knows nothing of the subscription).
+   * After the route table changed: every subscribed URI must be subscribed at
+   * the connection that serves it now (a backend that reconnected, or a new
+   * owner of the URI, knows nothing of the subscription).
    */
   async resync(): Promise<void> {
     await Promise.all(
-      [...this.byUri.keys()].map(async (uri) => {
+      this.index.uris().map(async (uri) => {
         const route = this.router.resourceRoute(uri);
         const conn = route ? this.router.targetOf(route.backend) : undefined;
         if (!route || !conn || this.subscribedAt.get(uri) === conn) return;
@@ -64,9 +58,5 @@ export class ResourceSubscriptions {
         await this.router.toBackend(route.backend, 'resources/subscribe', { uri }).catch(() => this.subscribedAt.delete(uri));
       }),
     );
-  }
-
-  subscribers(uri: string): ReadonlySet<string> {
-    return this.byUri.get(uri) ?? new Set();
   }
 }

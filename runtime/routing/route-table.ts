@@ -15,6 +15,9 @@ type Renames = NonNullable<BackendSpec['rename']>['tools'];
 import type { BackendCatalog } from '../backends/backend-catalog.js';
 import { compileFilter } from './name-filter.js';
 
+/** The lists a client sees (resource templates change with resources). */
+export type ListKind = 'tools' | 'prompts' | 'resources';
+
 export interface Route {
   backend: string;
   /** Name (tools, prompts) or URI (resources) at the backend. */
@@ -53,9 +56,12 @@ export interface Conflict {
   loser: string;
 }
 
+/** What shapes a backend's entries: its filters and renames (the gateway's own capabilities have neither). */
+export type RouteShaping = Pick<BackendSpec, 'filters' | 'rename'>;
+
 export interface BackendInput {
   name: string;
-  spec: BackendSpec;
+  spec: RouteShaping;
   catalog: BackendCatalog;
   /** Names are served as they are (the gateway's own, e.g. skills): no prefix; a clash leaves them out instead of the backend. */
   exact?: boolean;

@@ -13,10 +13,10 @@ import {
   ToolNotFoundError,
   BadRequestError,
 } from '../../schemas/errors.js';
-import type { ServingBackends, ServingTarget } from '../backends/serving-backends.js';
+import type { ServingTarget } from '../backends/serving-backends.js';
 import { matchTemplate, type Route, type RouteTable } from './route-table.js';
 import { compose, type Interceptor, type OperationContext, type OperationMethod, type OperationRunner } from './operation.js';
-import type { CallerContext, ForwardRequestOptions, JsonObject } from './caller.js';
+import type { CallerContext, ForwardOptions, JsonObject } from './caller.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 
 /** One operation: what it is called, how its route is found, and what goes to the owner. */
@@ -30,21 +30,27 @@ interface OperationSpec {
   outgoing(route: Route): { method: string; params: JsonObject };
 }
 
+/** What the router routes over: the current route table and what serves each backend name (runtime/backends/serving-backends.ts). */
+export interface RouteSource {
+  readonly routes: RouteTable;
+  target(backend: string): ServingTarget | undefined;
+}
+
 export class Router {
   private run: OperationRunner = compose([]);
-  /** A backend's phase, for errors about names whose backend is not serving. */
-  backendPhase: (backend: string) => string | undefined = () => undefined;
 
   constructor(
-    private readonly serving: ServingBackends,
+    private readonly serving: RouteSource,
     private readonly inFlight: InFlightCalls,
+    /** A backend's phase (observed state), for errors about names whose backend is not serving. */
+    private readonly phaseOf: (backend: string) => string | undefined = () => undefined,
   ) {}
 
   setInterceptors(interceptors: readonly Interceptor[]): void {
     this.run = compose(interceptors);
   }
 
-  callTool(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
+  callTool(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string') return Promise.reject(new BadRequestError('tools/call needs a string `name`'));
     return this.operation(caller, opts, {
@@ -56,7 +62,7 @@ export class Router {
     });
   }
 
-  getPrompt(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
+  getPrompt(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string') return Promise.reject(new BadRequestError('prompts/get needs a string `name`'));
     return this.operation(caller, opts, {
@@ -68,7 +74,7 @@ export class Router {
     });
   }
 
-  readResource(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
+  readResource(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const uri = params.uri;
     if (typeof uri !== 'string') return Promise.reject(new BadRequestError('resources/read needs a string `uri`'));
     return this.operation(caller, opts, {
@@ -82,7 +88,7 @@ export class Router {
   }
 
   /** completion/complete, routed by the prompt name or resource (template) URI it refers to. */
-  complete(caller: CallerContext, params: JsonObject, opts: ForwardRequestOptions = {}): Promise<JsonObject> {
+  complete(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const ref = params.ref as { type?: string; name?: string; uri?: string } | undefined;
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       const name = ref.name;
@@ -119,7 +125,7 @@ export class Router {
   }
 
   resourceRoute(uri: string): Route | undefined {
-    return resourceRoute(this.serving.snapshot, uri);
+    return resourceRoute(this.serving.routes, uri);
   }
 
   /** Forwarded requests still waiting for their backend. */
@@ -132,7 +138,7 @@ export class Router {
     return this.inFlight.whenIdle();
   }
 
-  private operation(caller: CallerContext, opts: ForwardRequestOptions, op: OperationSpec): Promise<JsonObject> {
+  private operation(caller: CallerContext, opts: ForwardOptions, op: OperationSpec): Promise<JsonObject> {
     const ctx: OperationContext = {
       method: op.method,
       capability: op.capability,
@@ -145,7 +151,7 @@ export class Router {
     };
     // async, so an unknown name becomes a rejected promise even with no interceptor installed.
     return this.run(ctx, async () => {
-      const route = op.lookup(this.serving.snapshot);
+      const route = op.lookup(this.serving.routes);
       if (!route) throw this.notServing(ctx) ?? op.notFound();
       ctx.backend = route.backend;
       ctx.originalName = route.original;
@@ -154,7 +160,7 @@ export class Router {
     });
   }
 
-  private async forward(backend: string, method: string, params: JsonObject, caller: CallerContext, opts: ForwardRequestOptions): Promise<JsonObject> {
+  private async forward(backend: string, method: string, params: JsonObject, caller: CallerContext, opts: ForwardOptions): Promise<JsonObject> {
     const target = this.target(backend);
     opts.onBackend?.(backend);
     const release = this.inFlight.add(backend, caller);
@@ -172,11 +178,11 @@ export class Router {
 
   /** A name that a backend not serving now had: say which backend and what it is doing (the audit record names it too). */
   private notServing(ctx: OperationContext): Error | undefined {
-    const route = this.serving.snapshot.unavailable.get(ctx.capability);
+    const route = this.serving.routes.unavailable.get(ctx.capability);
     if (route === undefined) return undefined;
     ctx.backend = route.backend;
     ctx.originalName = route.original;
-    return new BackendNotReadyError(ctx.capability, route.backend, this.backendPhase(route.backend) ?? 'not connected');
+    return new BackendNotReadyError(ctx.capability, route.backend, this.phaseOf(route.backend) ?? 'not connected');
   }
 
   private target(backend: string): ServingTarget {

@@ -5,7 +5,7 @@
  * can never reach a log line before it is known to the redactor.
  */
 import { mapStrings } from '../map-strings.js';
-import { redactor as processRedactor, SecretTooShortError, type Redactor } from '../observability/logging/redactor.js';
+import { SecretTooShortError, type Redactor } from '../observability/logging/redactor.js';
 import { SecretNotFoundError } from './errors.js';
 import type { SecretProvider } from './secret-provider.js';
 
@@ -17,7 +17,7 @@ const REFERENCE_MARKER = 'secret:';
 export class SecretStore {
   constructor(
     private readonly providers: readonly SecretProvider[],
-    private readonly redactor: Redactor = processRedactor,
+    private readonly redactor: Redactor,
   ) {}
 
   /** The value from the first provider that has `name`. */

@@ -11,8 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { Gateway, type GatewayOptions } from '../../api/gateway.js';
+import { Gateway, type GatewayOptions } from '../../app/gateway.js';
 import { createLogger } from '../../runtime/observability/logging/logger.js';
+import { Redactor } from '../../runtime/observability/logging/redactor.js';
 import type { EventRecord } from '../../schemas/records.js';
 import { OrderedDeliveryTransport } from '../../runtime/transports/ordered-delivery.js';
 
@@ -52,8 +53,10 @@ export async function startGateway(config: Record<string, unknown>, opts: Gatewa
       cb();
     },
   });
-  const logger = opts.logger ?? createLogger({ level: opts.logLevel ?? 'debug', destination: sink });
-  const gateway = await Gateway.start({ configPath, ...opts, logger });
+  // The gateway's own redactor, shared with the logger the test captures.
+  const redactor = opts.redactor ?? new Redactor();
+  const logger = opts.logger ?? createLogger({ level: opts.logLevel ?? 'debug', destination: sink, redactor });
+  const gateway = await Gateway.start({ configPath, ...opts, logger, redactor });
   const clients: Client[] = [];
 
   return {

@@ -14,7 +14,7 @@ import { repoRoot } from '../fixtures/spawn.js';
 import { ToolNotFoundError } from '../../schemas/errors.js';
 import type { JsonObject } from '../../runtime/routing/caller.js';
 import { SkillManager, type SkillManagerOptions, type StepCaller, type StepContext } from '../../runtime/skills/skill-manager.js';
-import { createLogger } from '../../runtime/observability/logging/logger.js';
+import { silentLogger } from '../../runtime/observability/logging/logger.js';
 
 export const SKILL_FIXTURES = join(repoRoot(), 'test', 'fixtures', 'skills');
 
@@ -78,7 +78,7 @@ export function newSkillManager(opts: Partial<SkillManagerOptions> & Pick<SkillM
     defaultStatus: 'disabled',
     watch: false,
     debounceMs: 50,
-    logger: createLogger({ level: 'silent' }),
+    logger: silentLogger(),
     ...opts,
   });
 }

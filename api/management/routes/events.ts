@@ -9,7 +9,7 @@ import { EventStreams } from '../sse.js';
 
 export function eventRoutes(app: FastifyInstance, ctx: ManagementContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const streams = new EventStreams(ctx.events);
+  const streams = new EventStreams(ctx.events, ctx.redactor);
   app.addHook('preClose', async () => streams.closeAll());
 
   r.get(

@@ -55,7 +55,7 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
       config: doc(tag, 'Aggregated tools, resources, prompts and the route map'),
       schema: { querystring: CapabilitiesQuerySchema, response: { 200: CapabilitiesSchema, ...errors({ 400: BAD_REQUEST }) } },
     },
-    async (req) => capabilitiesView(ctx.pool.snapshot, req.query),
+    async (req) => capabilitiesView(ctx.serving.routes, req.query),
   );
 
   r.get('/sessions', { config: doc(tag, 'MCP client sessions of /mcp and /sse'), schema: { response: { 200: SessionsSchema, ...errors() } } }, async () => {
@@ -72,7 +72,7 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
     async (req) => ({
       status: statusView(ctx),
       backends: { backends: ctx.controller.backendRecords() },
-      capabilities: capabilitiesView(ctx.pool.snapshot),
+      capabilities: capabilitiesView(ctx.serving.routes),
       events: eventsView(ctx, { limit: req.query.events_limit }),
     }),
   );

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ResourceReadBodySchema, ResourceReadSchema, ToolCallBodySchema, ToolCallSchema } from '../../../schemas/api.js';
-import type { CallerContext, ForwardRequestOptions, JsonObject } from '../../../runtime/routing/caller.js';
+import type { CallerContext, ForwardOptions, JsonObject } from '../../../runtime/routing/caller.js';
 import type { ManagementContext } from '../context.js';
 import { BAD_REQUEST, doc, errors } from '../route-doc.js';
 
@@ -20,7 +20,7 @@ const callErrors = (what: string) =>
 const caller = (req: FastifyRequest): CallerContext => ({ sessionId: 'management', transport: 'management', clientIp: req.ip });
 
 /** Cancels the backend request when the HTTP client goes away before the answer. */
-function abortOnDisconnect(reply: FastifyReply): ForwardRequestOptions {
+function abortOnDisconnect(reply: FastifyReply): ForwardOptions {
   const ac = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) ac.abort();

@@ -11,7 +11,7 @@
  */
 import type { AuditRecord } from '../../../schemas/audit-record.js';
 import type { Logger } from '../logging/logger.js';
-import { redactor as processRedactor, type Redactor } from '../logging/redactor.js';
+import type { Redactor } from '../logging/redactor.js';
 import { RotatingFile, RotatingFileWriteError } from './rotating-file.js';
 
 export interface AuditLogOptions {
@@ -21,8 +21,8 @@ export interface AuditLogOptions {
   maxSizeMb: number;
   backupCount: number;
   logger?: Logger;
-  /** Applied to each line before it is written; defaults to the process-wide redactor. */
-  redactor?: Redactor;
+  /** Applied to each line before it is written (the gateway's own). */
+  redactor: Redactor;
 }
 
 const BYTES_PER_MB = 1024 * 1024;
@@ -54,7 +54,7 @@ export class AuditLog {
   constructor(opts: AuditLogOptions) {
     this.enabled = opts.enabled;
     this.logger = opts.logger;
-    this.redactor = opts.redactor ?? processRedactor;
+    this.redactor = opts.redactor;
     this.file = new RotatingFile({
       path: opts.file,
       maxBytes: opts.maxSizeMb * BYTES_PER_MB,

@@ -9,7 +9,7 @@
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { createPrettyStream } from './pretty-stream.js';
-import { redactor as processRedactor, type Redactor } from './redactor.js';
+import type { Redactor } from './redactor.js';
 
 /**
  * `audit` sits between warn (40) and error (50) so that the common production
@@ -34,8 +34,8 @@ export interface CreateLoggerOptions {
    * for the disk; pino then flushes the file when the process exits.
    */
   fileSync?: boolean;
-  /** Defaults to the process-wide redactor that the secret store registers into. */
-  redactor?: Redactor;
+  /** Applied to every line written: the gateway's own, which its secret store registers into. */
+  redactor: Redactor;
   name?: string;
   /** Console destination; defaults to stdout. Tests pass a capturing stream. */
   destination?: DestinationStream;
@@ -44,7 +44,6 @@ export interface CreateLoggerOptions {
 }
 
 export function createLogger(opts: CreateLoggerOptions): Logger {
-  const redactor = opts.redactor ?? processRedactor;
   const consoleOut = consoleStream(opts);
   const stream = opts.file === undefined ? consoleOut : pino.multistream(fanOut(consoleOut, opts.file, opts.fileSync ?? true));
 
@@ -56,7 +55,7 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
       // `error` is a common key for caught errors; without a serializer an
       // Error serializes as `{}` and the message and stack are lost.
       serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
-      hooks: { streamWrite: (line) => redactor.redact(line) },
+      hooks: { streamWrite: (line) => opts.redactor.redact(line) },
     },
     stream,
   );

@@ -1,10 +1,12 @@
 /**
  * Replaces every registered secret value with `[REDACTED]`.
  *
- * Secrets are registered as the secret store resolves them, so one
- * process-wide instance (`redactor`) is shared by every logger and by the
- * audit log. Loggers apply it to each final serialized line, which is why the
- * JSON-escaped spellings of a secret are matched as well as the raw one.
+ * Each gateway has its own, made by the composition root and handed to
+ * everything that writes text out (loggers, the audit log, the management
+ * API); secrets are registered with it as the secret store resolves them, so
+ * two gateways in one process do not share one growing set. Loggers apply it
+ * to each final serialized line, which is why the JSON-escaped spellings of a
+ * secret are matched as well as the raw one.
  */
 import { GatewayError } from '../../../schemas/errors.js';
 
@@ -116,6 +118,3 @@ function jsonEscape(value: string): string {
 function escapeRegExp(value: string): string {
   return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-
-/** Process-wide instance: the secret store registers here, loggers read from here. */
-export const redactor = new Redactor();

@@ -1,0 +1,41 @@
+/**
+ * What follows the running config besides the controller: a reload may
+ * change session limits, skills settings and container limits, and bring new
+ * literal credentials (headers, env) to redact; a completed OAuth flow
+ * reconnects its backend.
+ */
+import { registerConfigSecrets } from '../runtime/secrets/register-config-secrets.js';
+import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
+import type { Logger } from '../runtime/observability/logging/logger.js';
+import type { Redactor } from '../runtime/observability/logging/redactor.js';
+import type { Runtime } from './runtime.js';
+
+export function followReloads(runtime: Runtime, logger: Logger, redactor: Redactor): void {
+  const { controller, auth } = runtime;
+  auth.on('reauthenticated', (name) => {
+    controller.events.emit({ stage: 'reauthenticated', backend: name, message: `${name} is authorized again; reconnecting` });
+    void controller.reconnect(name).catch((err: unknown) => logger.warn({ err, backend: name }, 'reconnect after re-authentication failed'));
+  });
+  auth.on('reauth_failed', (name, reason) => {
+    controller.events.emit({
+      stage: 'reauth_failed',
+      backend: name,
+      severity: 'error',
+      message: `${name}: re-authentication failed: ${reason}`,
+      details: { reason },
+    });
+  });
+  let names = new Set(Object.keys(controller.config.backends));
+  controller.onConfigApplied((config) => {
+    for (const name of names) if (!Object.hasOwn(config.backends, name)) auth.forget(name);
+    names = new Set(Object.keys(config.backends));
+    runtime.containers.updateConfig(config.containers);
+    runtime.skills.configure(skillSettingsOf(config, controller.loaded.filePath)).catch((err: unknown) => logger.error({ err }, 'skills settings not applied'));
+    runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
+    try {
+      registerConfigSecrets(config, redactor);
+    } catch (err) {
+      logger.error({ err }, 'reloaded config holds credentials too short to redact; they may appear in logs');
+    }
+  });
+}

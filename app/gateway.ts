@@ -1,0 +1,193 @@
+/**
+ * The composition root. `Gateway.start` reads top to bottom as the start-up
+ * order: load the config, build logging and telemetry, build the runtime and
+ * the controller, listen, start the controller. `stop` is the same list
+ * backwards. Each step is a file of its own in app/; the listener is bound
+ * before any backend starts, so a port in use fails fast and starts nothing.
+ */
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_TIMEOUTS, type GatewayConfig } from '../schemas/config.js';
+import type { GatewayController } from '../controller/gateway-controller.js';
+import type { EventBus } from '../controller/event-bus.js';
+import { Redactor } from '../runtime/observability/logging/redactor.js';
+import type { Logger } from '../runtime/observability/logging/logger.js';
+import type { AuditLog } from '../runtime/observability/audit/audit-log.js';
+import type { Telemetry } from '../runtime/observability/telemetry/index.js';
+import type { Router } from '../runtime/routing/router.js';
+import type { ServingBackends } from '../runtime/backends/serving-backends.js';
+import type { SkillManager } from '../runtime/skills/skill-manager.js';
+import type { RegistryClient } from '../runtime/registry/registry-client.js';
+import type { SessionTable } from '../api/mcp/session-table.js';
+import { loadConfig } from './load-config.js';
+import { buildObservability, type Observability, type ObservabilityOptions } from './observability.js';
+import { buildRuntime, type Runtime } from './runtime.js';
+import { followReloads } from './follow-reloads.js';
+import { listen, type Listening, type ListenOptions } from './listen.js';
+
+export type { LogFormat } from './observability.js';
+
+export interface GatewayOptions extends ObservabilityOptions, ListenOptions {
+  configPath?: string;
+  /**
+   * This gateway's redactor (default: a new one). Pass one to redact what
+   * happens around the gateway (start-up errors, a logger made elsewhere)
+   * with the secrets it learns.
+   */
+  redactor?: Redactor;
+  /** Wait for every backend's first connect attempt before start() resolves (default true). */
+  waitForBackends?: boolean;
+}
+
+export class Gateway {
+  private listening?: Listening;
+  private stopping?: Promise<void>;
+  private readonly stoppedListeners: Array<() => void> = [];
+
+  private constructor(
+    private readonly runtime: Runtime,
+    private readonly observability: Observability,
+    readonly redactor: Redactor,
+  ) {}
+
+  static async start(opts: GatewayOptions = {}): Promise<Gateway> {
+    const redactor = opts.redactor ?? new Redactor();
+    const { loaded, resolveSecrets } = loadConfig(opts.configPath, redactor);
+    const observability = await buildObservability(loaded.config, opts, redactor);
+    const runtime = await buildRuntime(loaded, resolveSecrets, observability, redactor);
+    followReloads(runtime, observability.logger, redactor);
+    const gateway = new Gateway(runtime, observability, redactor);
+    await gateway.open(opts);
+    return gateway;
+  }
+
+  get app(): FastifyInstance {
+    return this.requireListening().app;
+  }
+
+  /** `http://host:port` the gateway listens on. */
+  get url(): string {
+    return this.requireListening().url;
+  }
+
+  get controller(): GatewayController {
+    return this.runtime.controller;
+  }
+
+  get router(): Router {
+    return this.runtime.router;
+  }
+
+  get sessions(): SessionTable {
+    return this.runtime.sessions;
+  }
+
+  get serving(): ServingBackends {
+    return this.runtime.serving;
+  }
+
+  get skills(): SkillManager {
+    return this.runtime.skills;
+  }
+
+  get registry(): RegistryClient {
+    return this.runtime.registry;
+  }
+
+  get events(): EventBus {
+    return this.observability.events;
+  }
+
+  get audit(): AuditLog {
+    return this.observability.audit;
+  }
+
+  get telemetry(): Telemetry {
+    return this.observability.telemetry;
+  }
+
+  get logger(): Logger {
+    return this.observability.logger;
+  }
+
+  /**
+   * Graceful stop: refuse new connections, let in-flight requests finish
+   * (up to the timeout), close client sessions, disconnect every backend,
+   * flush the audit trail and telemetry.
+   */
+  shutdown(timeoutSeconds?: number): Promise<void> {
+    this.stopping ??= this.stop(timeoutSeconds ?? this.controller.config.server.shutdown_timeout_s);
+    return this.stopping;
+  }
+
+  /** Called once the gateway has stopped (signal, POST /shutdown or a direct call). */
+  onStopped(listener: () => void): void {
+    this.stoppedListeners.push(listener);
+  }
+
+  /** Scans the skills, listens, then starts the controller (backends connect only once the port is ours). */
+  private async open(opts: GatewayOptions): Promise<void> {
+    const { logger } = this.observability;
+    const { controller, skills, sessions } = this.runtime;
+    // Skills are scanned before the listener opens: GET /skills answers from the first request.
+    await skills.start().catch((err: unknown) => logger.error({ err }, 'the skill manager failed to start'));
+    try {
+      this.listening = await listen(controller.config, opts, this.runtime, logger, this.redactor, (timeoutS) => void this.shutdown(timeoutS));
+    } catch (err) {
+      // Nothing may keep the process alive after a failed start (the skills watcher, a token flow, the audit writer).
+      await this.release();
+      throw err;
+    }
+    sessions.startReaper();
+    await controller.start();
+    if (opts.waitForBackends !== false) await controller.whenSettled(longestConnectMs(controller.config) + 5000);
+  }
+
+  private async stop(timeoutSeconds: number): Promise<void> {
+    const { logger } = this.observability;
+    const { router, requests, sessions } = this.runtime;
+    logger.info({ timeout_s: timeoutSeconds }, 'shutting down');
+    // 1. Stop accepting: the listener closes, idle sockets go, new requests on open ones get 503.
+    const closing = this.app.close();
+    // 2. Let forwarded requests finish, up to the timeout.
+    const inFlight = router.inFlightCount;
+    const drained = Promise.all([router.whenIdle(), requests.whenIdle()]).then(() => true);
+    const finished = await Promise.race([drained, delay(timeoutSeconds * 1000).then(() => false)]);
+    // SSE answers are written to the session stream right after the router finishes.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!finished) logger.warn({ in_flight: router.inFlightCount }, 'shutdown timeout: abandoning requests still in flight');
+    else if (inFlight > 0) logger.info({ completed: inFlight }, 'in-flight requests completed');
+    // 3. Close client sessions (ends their streams), then drop any connection still open.
+    await sessions.closeAll();
+    this.app.server.closeAllConnections();
+    await closing;
+    // 4. The controller takes every backend to ShuttingDown and ends its process (or container).
+    await this.controller.shutdown();
+    await this.release();
+    logger.info('gateway stopped');
+    for (const listener of this.stoppedListeners) listener();
+  }
+
+  /** Releases what outlives the controller: skills, OAuth flows, leftover containers, then flushes what recorded it all. */
+  private async release(): Promise<void> {
+    const { logger, audit, telemetry } = this.observability;
+    await this.runtime.skills.stop();
+    this.runtime.auth.close();
+    // Each container is removed with its connection; this catches any an interrupted start left behind.
+    await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));
+    await audit.close();
+    await telemetry.shutdown();
+  }
+
+  private requireListening(): Listening {
+    if (!this.listening) throw new Error('the gateway is not listening');
+    return this.listening;
+  }
+}
+
+function longestConnectMs(config: GatewayConfig): number {
+  return Math.max(0, ...Object.values(config.backends).map((b) => b.timeouts?.connect_s ?? DEFAULT_TIMEOUTS.connect_s)) * 1000;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,129 @@
+/**
+ * Step 3 of start-up: the runtime and the controller, each built once with
+ * every dependency passed to its constructor, in an order where nothing is
+ * used before it exists. Backend → client traffic flows one way: serving
+ * set → backend traffic → fan-out → session table; the other edges (a new
+ * route table, a session that ended, a skill file that changed) are events.
+ */
+import type { LoadedConfig, SecretResolver } from '../controller/config/config-loader.js';
+import { DesiredState } from '../controller/config/desired-state.js';
+import { GatewayController } from '../controller/gateway-controller.js';
+import { createStatusStore } from '../controller/status/status-store.js';
+import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
+import { ServingBackends } from '../runtime/backends/serving-backends.js';
+import { ContainerManager } from '../runtime/containers/container-manager.js';
+import { createAuditInterceptor } from '../runtime/observability/audit/audit-interceptor.js';
+import type { Redactor } from '../runtime/observability/logging/redactor.js';
+import { RegistryClient } from '../runtime/registry/registry-client.js';
+import { BackendTraffic } from '../runtime/routing/backend-traffic.js';
+import { ClientFanout } from '../runtime/routing/client-fanout.js';
+import { InFlightCalls } from '../runtime/routing/in-flight-calls.js';
+import type { Interceptor } from '../runtime/routing/operation.js';
+import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
+import { Router } from '../runtime/routing/router.js';
+import { SubscriptionIndex } from '../runtime/routing/subscription-index.js';
+import { SkillManager } from '../runtime/skills/skill-manager.js';
+import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
+import { skillsProvider } from '../runtime/skills/skills-provider.js';
+import { MemorySessionTable } from '../api/mcp/memory-session-table.js';
+import type { SessionTable } from '../api/mcp/session-table.js';
+import { RequestTracker } from '../api/mcp/request-tracker.js';
+import type { Observability } from './observability.js';
+
+export interface Runtime {
+  controller: GatewayController;
+  containers: ContainerManager;
+  auth: BackendAuthManager;
+  skills: SkillManager;
+  registry: RegistryClient;
+  serving: ServingBackends;
+  router: Router;
+  subscriptions: ResourceSubscriptions;
+  sessions: SessionTable;
+  requests: RequestTracker;
+}
+
+/** Who workflow steps are made for when the workflow was not started by a client session. */
+const SKILL_CALLER = { sessionId: 'skills', transport: 'management' } as const;
+
+export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretResolver, o: Observability, redactor: Redactor): Promise<Runtime> {
+  const config = loaded.config;
+  // Found once: with a runtime, stdio backends run in hardened containers (containers.enabled: auto).
+  const containers = await ContainerManager.detect(config.containers);
+  const warning = containers.startupWarning(config.backends);
+  if (warning) o.logger.warn(warning);
+  else if (containers.runtimeSummary) o.logger.info(containers.runtimeSummary, 'container runtime found: stdio backends run in hardened containers');
+
+  // Client side: the sessions, who is subscribed to what, and the fan-out that reaches them.
+  const sessions = new MemorySessionTable({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, o.logger);
+  const subscriptionIndex = new SubscriptionIndex();
+  const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger);
+
+  // Backend side: desired and observed state, the connections in service, the controller.
+  const desired = new DesiredState(config.backends, config.conflict_resolution);
+  const status = createStatusStore(o.events);
+  const inFlight = new InFlightCalls();
+  // Outgoing OAuth: tokens per backend in <state>/tokens, flows started by POST /reauth.
+  const auth = new BackendAuthManager({ log: o.logger.child({ component: 'oauth' }), redactor });
+  const serving = new ServingBackends(desired, new BackendTraffic(inFlight, fanout), o.logger.child({ component: 'backend' }), auth);
+  const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers });
+
+  // Routing: every client operation, through audit and telemetry.
+  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase);
+  router.setInterceptors(interceptors(config.audit.enabled, o));
+  const subscriptions = new ResourceSubscriptions(router, subscriptionIndex);
+  sessions.onEnded((id) => subscriptions.dropSession(id));
+  serving.on('routes', (_table, change) => {
+    fanout.listsChanged(change.lists);
+    void subscriptions.resync();
+  });
+
+  const skills = buildSkills(loaded, o, router, serving);
+  return {
+    controller,
+    containers,
+    auth,
+    skills,
+    registry: new RegistryClient(() => controller.config.registries, o.logger.child({ component: 'registry' })),
+    serving,
+    router,
+    subscriptions,
+    sessions,
+    requests: new RequestTracker(),
+  };
+}
+
+/** Audit first (outermost), so it also sees what telemetry does; with both off the chain is empty. */
+function interceptors(auditEnabled: boolean, o: Observability): Interceptor[] {
+  const chain: Interceptor[] = [];
+  if (auditEnabled) chain.push(createAuditInterceptor(o.audit));
+  if (o.telemetry.interceptor) chain.push(o.telemetry.interceptor);
+  return chain;
+}
+
+/**
+ * Skills: served through the route table as a local provider; each workflow
+ * step is a tool call through the router (audited, naming its step); an
+ * edited skill file is announced to its subscribers like a backend's update.
+ */
+function buildSkills(loaded: LoadedConfig, o: Observability, router: Router, serving: ServingBackends): SkillManager {
+  const skills = new SkillManager({
+    ...skillSettingsOf(loaded.config, loaded.filePath),
+    logger: o.logger,
+    callStep: (tool, args, step) =>
+      router.callTool(
+        { ...(step.caller ?? SKILL_CALLER), metadata: { skill: step.skill, workflow: step.workflow, step: step.step } },
+        { name: tool, arguments: args },
+        { signal: step.signal },
+      ),
+    toolAvailable: (name) => serving.routes.tools.has(name),
+  });
+  serving.serveLocal(skillsProvider(skills));
+  skills.onChange((change) => {
+    for (const uri of change.updatedUris) {
+      const route = router.resourceRoute(uri);
+      if (route) serving.notifyFrom(route.backend, { method: 'notifications/resources/updated', params: { uri } });
+    }
+  });
+  return skills;
+}
