@@ -5,7 +5,6 @@
  * rescans on change. This class owns their life (start, settings from a
  * config reload, stop); everything else it passes on.
  */
-import { mkdir } from 'node:fs/promises';
 import type { Logger } from '../observability/logging/logger.js';
 import type { JsonObject } from '../routing/caller.js';
 import type { SkillRecord } from '../../schemas/api.js';
@@ -158,9 +157,7 @@ export class SkillManager {
   private async syncWatcher(): Promise<void> {
     const { watch, directory, debounceMs } = this.settings;
     if (watch && !this.watcher) {
-      // chokidar cannot watch a directory that does not exist yet.
-      await mkdir(directory, { recursive: true }).catch((err: Error) => this.log.warn({ err }, `cannot create skills directory ${directory}`));
-      this.watcher = new SkillWatcher(directory, debounceMs, () => {
+      this.watcher = new SkillWatcher(directory, debounceMs, this.log, () => {
         void this.rescan().catch((err) => this.log.error({ err }, 'skills rescan failed'));
       });
       await this.watcher.start();
