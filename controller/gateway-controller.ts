@@ -215,7 +215,7 @@ export class GatewayController {
   private async syncWatcher(): Promise<void> {
     const want = this.config.feature_flags.hot_reload;
     if (want && !this.watcher) {
-      this.watcher = new ConfigWatcher(this.loaded.filePath, this.config.controller.reload_debounce_ms, () => {
+      this.watcher = new ConfigWatcher(this.loaded.filePath, this.config.controller.reload_debounce_ms, this.log, () => {
         void this.reload('watch').catch((err: unknown) => this.log.error({ err }, 'config reload from file watch failed'));
       });
       await this.watcher.start();

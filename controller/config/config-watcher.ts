@@ -1,42 +1,22 @@
 /**
- * Watches the config file (chokidar) and calls back, debounced, after edits
- * settle. Editors often write a file in several steps (truncate, write,
- * rename); the debounce turns that into one reload.
+ * Watches the config file and calls back, debounced, after edits settle.
+ * Editors often write a file in several steps (truncate, write, rename); the
+ * debounce turns that into one reload.
  */
-import chokidar, { type FSWatcher } from 'chokidar';
+import { DebouncedWatcher } from '../../runtime/files/debounced-watcher.js';
+import type { Logger } from '../../runtime/observability/logging/logger.js';
 
-export class ConfigWatcher {
-  private watcher?: FSWatcher;
-  private timer?: NodeJS.Timeout;
-
-  constructor(
-    private readonly file: string,
-    private readonly debounceMs: number,
-    private readonly onChange: () => void,
-  ) {}
-
-  async start(): Promise<void> {
-    if (this.watcher) return;
-    this.watcher = chokidar.watch(this.file, {
-      ignoreInitial: true,
+export class ConfigWatcher extends DebouncedWatcher {
+  constructor(file: string, debounceMs: number, log: Logger, onChange: () => void) {
+    super(file, {
+      debounceMs,
+      onChange,
+      onError: (err) => log.warn({ err, file }, `watching the config file failed, edits may go unnoticed: ${err.message}`),
+      // Removing the file is no reload: the config in force stays until a file is back.
+      accept: (event) => event === 'add' || event === 'change',
       // Editors that replace the file (write to temp + rename) would otherwise end the watch.
-      atomic: true,
-      awaitWriteFinish: { stabilityThreshold: Math.min(100, this.debounceMs || 50), pollInterval: 20 },
+      // Links are followed (the default): a config file is often a link (a mounted ConfigMap, a dotfiles checkout).
+      chokidar: { atomic: true },
     });
-    this.watcher.on('all', (event) => {
-      if (event === 'add' || event === 'change') this.schedule();
-    });
-    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
-  }
-
-  private schedule(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(this.onChange, this.debounceMs);
-  }
-
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    await this.watcher?.close();
-    this.watcher = undefined;
   }
 }

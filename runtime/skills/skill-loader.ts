@@ -5,8 +5,8 @@
  * with the reason; a workflow that fails its checks is kept out, with its
  * reason, while the rest of the skill loads.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { SkillFrontMatterSchema, SkillManifestSchema, type SkillFrontMatter, type SkillManifest } from '../../schemas/skill-files.js';
 import { parseFrontMatter } from './front-matter.js';
@@ -100,10 +100,13 @@ function manifestOf(text: string): SkillManifest {
   return data;
 }
 
+/** The file's text, or undefined when there is none. A link is refused, not followed: it could name any file on the host. */
 async function readOptional(path: string): Promise<string | undefined> {
   try {
+    if ((await lstat(path)).isSymbolicLink()) throw new SkillLoadError(`${basename(path)} is a symbolic link; links in a skill folder are not followed`);
     return await readFile(path, 'utf8');
   } catch (err) {
+    if (err instanceof SkillLoadError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new SkillLoadError(`cannot read ${path}: ${(err as Error).message}`);
   }
