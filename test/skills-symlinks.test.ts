@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createLogger } from '../runtime/observability/logging/logger.js';
+import { Redactor } from '../runtime/observability/logging/redactor.js';
 import { fixtureCommand } from './fixtures/spawn.js';
 import { startGatewayCli, type GatewayProcess } from './helpers/gateway-cli.js';
 import { managementClient } from './helpers/management-client.js';
@@ -137,7 +138,7 @@ describe('links in a skill folder are not followed', () => {
     });
     const manager = newSkillManager({
       directory: skills,
-      logger: createLogger({ level: 'debug', destination: sink }),
+      logger: createLogger({ level: 'debug', destination: sink, redactor: new Redactor() }),
       callStep: () => Promise.reject(new Error('no steps in this test')),
       toolAvailable: () => true,
     });
