@@ -55,9 +55,11 @@ export interface InputState extends LineBuffer {
 
 export type Overlay = { kind: 'help' } | { kind: 'confirm'; message: string; onYes: () => void } | { kind: 'message'; title: string; lines: Line[] };
 
+export type FlashLevel = 'info' | 'error';
+
 export interface Flash {
   text: string;
-  level: 'info' | 'error';
+  level: FlashLevel;
 }
 
 export interface UiState {

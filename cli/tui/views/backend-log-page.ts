@@ -11,7 +11,7 @@ import { eventLines } from './event-line.js';
 
 export const backendLogPage: PageSpec = {
   title: (ctx) => `Backends › ${ctx.page.subject} › log`,
-  open: (ctx) => void ctx.tui.gateway.loadEvents(),
+  open: (ctx) => ctx.tui.loadEvents(),
   lines: (ctx) => {
     const name = ctx.page.subject ?? '';
     const events = ctx.data.events.filter((e) => e.backend === name);
