@@ -160,7 +160,7 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
   });
 
   it('reconnects a backend with r and shows the event live in the Events view', async () => {
-    const { until, keys } = mount();
+    const { tui, until, keys, screen } = mount();
     await until((s) => /Backends\s+Ready 2/.test(s), 'both backends Ready');
     keys('2/fy\r');
     await until((s) => !/^fx\s/m.test(s) && /^fy\s/m.test(s), 'fy selected');
@@ -168,11 +168,29 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     await until((s) => /Reconnected fy/.test(s), 'the reconnect outcome');
     keys('6');
     await until((s) => /fy\s+reconnect\s+manual reconnect of fy requested/.test(s), 'the reconnect event in the Events view');
+    // The message belongs to the Backends view: the Events view's footer shows its own keys.
+    expect(screen()).not.toMatch(/Reconnected fy/);
+    expect(screen()).toMatch(/<\?> help\s+<Enter> details\s+<p> pause/);
     // Paused, the list stays; the severity filter narrows it.
     keys('p');
     await until((s) => /\[paused\]/.test(s), 'paused');
     keys('sss');
     await until((s) => /severity ≥ error/.test(s), 'the severity filter at error');
+
+    // An answer that arrives after the user moved on stays with the page it was asked on.
+    keys('2');
+    await until((s) => /Backends \(2\)/.test(s) && /^fx\s+stdio/m.test(s), 'the backends table, fx first');
+    keys('r6');
+    await waitFor(() => (tui.getState().ui.flash?.text === 'Reconnected fx' ? true : undefined), 'the outcome of reconnecting fx');
+    keys('p'); // a frame drawn after the outcome arrived
+    await until((s) => /\[paused\]/.test(s), 'the Events view paused');
+    expect(screen()).not.toMatch(/Reconnected fx/);
+    // A message made on a view does not follow to the next one either.
+    keys(':nonsense\r');
+    await until((s) => /Unknown command "nonsense"/.test(s), 'the message on the Events view');
+    keys('1');
+    await until((s) => /Dashboard/.test(s) && /<\?> help\s+<S> shut the gateway down/.test(s), 'the dashboard with its own keys');
+    expect(screen()).not.toMatch(/Unknown command/);
   });
 
   it('adds, switches to and removes servers in a real servers file (mode 0600, token masked)', async () => {

@@ -169,22 +169,23 @@ export class TuiController implements PageHost {
     this.setUi({ overlay: { kind: 'message', title, lines } });
   }
 
-  flash(text: string, level: FlashLevel = 'info'): void {
+  flash(text: string, level: FlashLevel = 'info', pageId = currentPage(this.state.ui).id): void {
     clearTimeout(this.flashTimer);
-    this.setUi({ flash: { text, level } });
+    this.setUi({ flash: { text, level, pageId } });
     this.flashTimer = setTimeout(() => this.setUi({ flash: undefined }), FLASH_MS);
     this.flashTimer.unref();
   }
 
-  /** Runs an action against the gateway: its outcome as a message, then fresh data. */
+  /** Runs an action against the gateway: its outcome as a message on the page it started on (the user may have moved on), then fresh data. */
   act<T>(work: () => Promise<T>, outcome: (value: T) => Outcome | void): void {
+    const pageId = currentPage(this.state.ui).id;
     work().then(
       (value) => {
         const o = outcome(value);
-        if (o) this.flash(o.text, o.level);
+        if (o) this.flash(o.text, o.level, pageId);
         this.live.refresh();
       },
-      (err: Error) => this.flash(err.message, 'error'),
+      (err: Error) => this.flash(err.message, 'error', pageId),
     );
   }
 

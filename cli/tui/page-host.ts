@@ -10,7 +10,7 @@ import type { ServerDirectory } from '../servers/server-directory.js';
 import type { Line } from './text.js';
 import type { FlashLevel, Page, PageKind } from './ui-state.js';
 
-/** What an action's answer means to the user, shown in the footer. */
+/** What an action's answer means to the user, shown in the footer of the page it was started on. */
 export interface Outcome {
   text: string;
   level?: FlashLevel;
@@ -34,9 +34,9 @@ export interface PageHost {
   confirm(message: string, onYes: () => void): void;
   /** A message to read in an overlay (an authorization URL). */
   showMessage(title: string, lines: Line[]): void;
-  /** A footer message. */
+  /** A footer message on the current page: it stays with that page, another page does not show it. */
   flash(text: string, level?: FlashLevel): void;
-  /** Runs an action against the gateway: its outcome as a footer message, then fresh data. */
+  /** Runs an action against the gateway: its outcome on the page it started on, then fresh data. */
   act<T>(work: () => Promise<T>, outcome: (value: T) => Outcome | void): void;
   /** Runs a page's request: the page is busy meanwhile and shows what `show` makes of the answer, or the error. */
   request<T>(page: Page, work: () => Promise<T>, show: (value: T) => { lines: Line[]; failed?: boolean }): void;
