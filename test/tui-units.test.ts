@@ -13,7 +13,9 @@ import { repoRoot } from './fixtures/spawn.js';
 import { decodeKeys, keyMatches } from '../cli/tui/keys.js';
 import { bufferOf, editLine, type LineBuffer } from '../cli/tui/line-editor.js';
 import { completeCommand, resolveCommand } from '../cli/tui/commands.js';
-import { fitColumns, fitText } from '../cli/tui/columns.js';
+import { alignedLines, fitColumns, fitText } from '../cli/tui/columns.js';
+import { field, layoutFields } from '../cli/tui/views/fields.js';
+import { lineText } from '../cli/tui/text.js';
 import { mergeEvents } from '../cli/tui/data/live-gateway.js';
 import { createElement } from 'react';
 import { render } from 'ink-testing-library';
@@ -168,6 +170,19 @@ describe('columns', () => {
     expect(fitText('abcdef', 4)).toBe('abc…');
     expect(fitText('ab', 4)).toBe('ab  ');
     expect(fitText('日本語テキスト', 7)).toBe('日本語…');
+  });
+
+  it('aligns the rows of a detail page by terminal cells, dropping a column empty in every row', () => {
+    const lines = alignedLines([
+      ['日本語', '', 'wide'],
+      ['a-much-longer-name', '', 'narrow'],
+    ]).map(lineText);
+    expect(lines).toEqual(['日本語              wide', 'a-much-longer-name  narrow']);
+  });
+
+  it('puts every field value of a page at one column, a long text wrapping under itself', () => {
+    const lines = layoutFields([field('Name', 'x'), [{ text: 'Section' }], field('Description', 'abcdefghijklmnop')], 20).map(lineText);
+    expect(lines).toEqual(['Name         x', 'Section', 'Description  abcdefg', '             hijklmn', '             op']);
   });
 });
 
