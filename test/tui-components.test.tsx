@@ -2,8 +2,9 @@
  * The TUI's Ink components (ink-testing-library) against a real gateway
  * (in-process, real stdio fixture backends): the views show the gateway's
  * data, keys move and filter, keystrokes written faster than any frame all
- * arrive in order, actions ask first and are hidden with --read-only, and the
- * Servers view edits a real servers file.
+ * arrive in order, actions ask first and are hidden with --read-only, the
+ * Servers view edits a real servers file, detail pages line up, and a footer
+ * message stays with the page it was made on.
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -50,6 +51,21 @@ function mount(opts: { readOnly?: boolean; directory?: ServerDirectory; servers?
       throw new Error(`${err.message}\nscreen:\n${screen()}`);
     });
   return { tui, r, screen, until, keys: (data: string) => r.stdin.write(data) };
+}
+
+/** Where a line's second column starts: after its first run of two or more spaces (undefined when it has none). */
+function valueColumn(line: string): number | undefined {
+  const m = /^(.*?\S)( {2,})\S/.exec(line);
+  return m ? m[1].length + m[2].length : undefined;
+}
+
+/** Where each column after the first starts: after each run of two or more spaces. */
+const columnStarts = (line: string) => [...line.matchAll(/ {2,}(?=\S)/g)].map((m) => m.index + m[0].length);
+
+function expectOneColumn(starts: Array<number | undefined>): void {
+  expect(starts.length).toBeGreaterThan(1);
+  expect(starts[0]).toBeTypeOf('number');
+  expect(new Set(starts)).toEqual(new Set([starts[0]]));
 }
 
 describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000 }, () => {
@@ -159,8 +175,41 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     expect(ro.screen()).not.toMatch(/shut the gateway down/);
   });
 
+  it('aligns the columns of detail pages: every value at one column, rows of conditions and tools in columns', async () => {
+    // Prefixed with this backend's name, the tool names are longer than any fixed column would be.
+    const gw = await startGateway({ health: { interval_s: 3600 }, backends: { 'backend-with-a-long-name': stdioFixture(['--name', 'long']) } });
+    try {
+      const choice: ServerChoice = { name: 'long', url: gw.url, source: 'flag' };
+      const { until, keys, screen } = mount({ servers: [choice], active: choice });
+      const rows = (pattern: RegExp) =>
+        screen()
+          .split('\n')
+          .filter((l) => pattern.test(l));
+      keys('2');
+      await until((s) => /^backend-with-a-long-name\s+stdio\s+default\s+Ready/m.test(s), 'the backend Ready');
+      keys('\r');
+      await until((s) => /Backends › backend-with-a-long-name/.test(s) && /^HealthCheckFailed\s/m.test(s), 'the backend page');
+      const fields = rows(/^(Name|Type|Group|Phase|State|Health|Catalog|Container|Labels) /);
+      expect(fields).toHaveLength(9);
+      expectOneColumn(fields.map(valueColumn));
+      const conditions = rows(/^(Ready|HealthCheckFailed) /);
+      expect(conditions).toHaveLength(2);
+      for (const i of [0, 1, 2, 3]) expectOneColumn(conditions.map((l) => columnStarts(l)[i]));
+
+      keys('/long-name_\r'); // only the tool rows
+      await until(() => rows(/^backend-with-a-long-name_/).length >= 5, 'the tool rows');
+      expectOneColumn(rows(/^backend-with-a-long-name_/).map(valueColumn));
+
+      keys('\x1b\x1b3/long-name_echo\r\r');
+      await until((s) => /Tools › backend-with-a-long-name_echo/.test(s) && /^Arguments /m.test(s), 'the tool page');
+      expectOneColumn(rows(/^(Name|Backend|Description|Arguments) /).map(valueColumn));
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('reconnects a backend with r and shows the event live in the Events view', async () => {
-    const { until, keys } = mount();
+    const { tui, until, keys, screen } = mount();
     await until((s) => /Backends\s+Ready 2/.test(s), 'both backends Ready');
     keys('2/fy\r');
     await until((s) => !/^fx\s/m.test(s) && /^fy\s/m.test(s), 'fy selected');
@@ -168,11 +217,29 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     await until((s) => /Reconnected fy/.test(s), 'the reconnect outcome');
     keys('6');
     await until((s) => /fy\s+reconnect\s+manual reconnect of fy requested/.test(s), 'the reconnect event in the Events view');
+    // The message belongs to the Backends view: the Events view's footer shows its own keys.
+    expect(screen()).not.toMatch(/Reconnected fy/);
+    expect(screen()).toMatch(/<\?> help\s+<Enter> details\s+<p> pause/);
     // Paused, the list stays; the severity filter narrows it.
     keys('p');
     await until((s) => /\[paused\]/.test(s), 'paused');
     keys('sss');
     await until((s) => /severity ≥ error/.test(s), 'the severity filter at error');
+
+    // An answer that arrives after the user moved on stays with the page it was asked on.
+    keys('2');
+    await until((s) => /Backends \(2\)/.test(s) && /^fx\s+stdio/m.test(s), 'the backends table, fx first');
+    keys('r6');
+    await waitFor(() => (tui.getState().ui.flash?.text === 'Reconnected fx' ? true : undefined), 'the outcome of reconnecting fx');
+    keys('p'); // a frame drawn after the outcome arrived
+    await until((s) => /\[paused\]/.test(s), 'the Events view paused');
+    expect(screen()).not.toMatch(/Reconnected fx/);
+    // A message made on a view does not follow to the next one either.
+    keys(':nonsense\r');
+    await until((s) => /Unknown command "nonsense"/.test(s), 'the message on the Events view');
+    keys('1');
+    await until((s) => /Dashboard/.test(s) && /<\?> help\s+<S> shut the gateway down/.test(s), 'the dashboard with its own keys');
+    expect(screen()).not.toMatch(/Unknown command/);
   });
 
   it('adds, switches to and removes servers in a real servers file (mode 0600, token masked)', async () => {

@@ -5,7 +5,9 @@
  * `/` filters, `r` reconnects and the event appears in the Events view, a
  * tool call typed at full speed arrives whole, switching servers changes what
  * is shown (and is saved), the banner comes when the gateway stops and goes
- * when it is back, resizing redraws, and `q` exits 0.
+ * when it is back, resizing redraws, and `q` exits 0. A backend's log page
+ * shows the stderr of the session's current run, not of an earlier run of the
+ * same session name (real detached sessions).
  */
 import { describe, it, expect, afterEach } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +17,7 @@ import { stringify } from 'yaml';
 import { repoRoot } from './fixtures/spawn.js';
 import { startGatewayCli, type GatewayProcess } from './helpers/gateway-cli.js';
 import { GATEWAY_BIN, runBin } from './helpers/cli-run.js';
-import { stdioFixture } from './helpers/core-util.js';
+import { stdioFixture, waitFor } from './helpers/core-util.js';
 import { skipWithoutTmux, TmuxTerminal, tmuxAvailable } from './helpers/tmux.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -181,6 +183,63 @@ describe.skipIf(skipWithoutTmux)('gateway tui (tmux, real gateways)', { timeout:
     expect(term.exitStatus()).toBe(0);
     // For a closing note or a bug report: TUI_SCREENS_FILE=/path npx vitest run test/tui-tmux.test.ts
     if (process.env.TUI_SCREENS_FILE) writeFileSync(process.env.TUI_SCREENS_FILE, `${screens.join('\n')}\n`);
+  });
+
+  it("shows a backend's stderr of the session's current run only, not of an earlier run under the same name", async () => {
+    expect(tmuxAvailable(), 'tmux is required for this test (.ci/run installs it)').toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'gw-tui-log-'));
+    const config = writeConfig(dir, 'gateway.yaml', { fx: stdioFixture(['--name', 'fx']) });
+    const env = { GATEWAY_STATE_DIR: join(dir, 'state'), GATEWAY_URL: '' };
+    const gateway = (args: string[]) => runBin(GATEWAY_BIN, args, { env, cwd: dir });
+    // Both runs log backend stderr (-vv) to the same file: <state>/logs/reused.log.
+    const start = async () => {
+      const r = await gateway(['server', '-d', '--name', 'reused', '--config', config, '--port', '0', '-vv']);
+      expect(r.code, r.stderr).toBe(0);
+      return {
+        url: /URL\s+(http:\/\/\S+)/.exec(r.stdout)![1],
+        pid: Number(/\(pid (\d+)\)/.exec(r.stdout)![1]),
+        logFile: /Log file\s+(\S+)/.exec(r.stdout)![1],
+      };
+    };
+    const first = await start();
+    cleanups.push(() => gateway(['stop', '--all']));
+    const fixtureLine = (run: { pid: number; logFile: string }) =>
+      waitFor(
+        () =>
+          readFileSync(run.logFile, 'utf8')
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .map((l) => JSON.parse(l) as { pid: number; backend?: string; stream?: string; msg: string })
+            .find((r) => r.pid === run.pid && r.backend === 'fx' && r.stream === 'stderr' && /serving stdio/.test(r.msg))?.msg,
+        `the stderr line of fx in the run of pid ${run.pid}`,
+        WAIT_MS,
+      );
+    const earlier = await fixtureLine(first);
+    expect((await gateway(['stop', 'reused'])).code).toBe(0);
+    const second = await start();
+    expect(second.logFile).toBe(first.logFile);
+    const current = await fixtureLine(second);
+    // The fixture names its own pid, so the two runs' lines differ.
+    expect(current).not.toBe(earlier);
+
+    const term = new TmuxTerminal(`${process.execPath} ${GATEWAY_BIN} tui --servers-config ${join(dir, 'none.json')} --server ${second.url}`, {
+      width: 80,
+      height: 24,
+      env,
+    });
+    cleanups.push(() => term.kill());
+    term.send('2');
+    await term.waitForScreen((s) => /^fx\s+stdio\s+default\s+Ready/m.test(s), 'the backends table', WAIT_MS);
+    term.send('l');
+    await term.waitForScreen(
+      (s) => /Backends › fx › log/.test(s) && new RegExp(`stderr \\(\\d+, this run: pid ${second.pid}, from`).test(s),
+      'the log page',
+      WAIT_MS,
+    );
+    term.send('/');
+    term.type('serving stdio');
+    await term.waitForScreen((s) => s.includes(current), "the current run's line", WAIT_MS);
+    expect(term.screen()).not.toContain(earlier);
   });
 
   it('gateway-tui refuses a bad servers file with its path and the problem', async () => {

@@ -1,16 +1,21 @@
 /**
  * The TUI's pure parts: decoding terminal input into keystrokes, editing a
  * line, the `:` commands, fitting columns, and the servers file (spec 2.1)
- * with the list of servers built from it, --server and the local sessions.
+ * with the list of servers built from it, --server and the local sessions;
+ * and the module graph of cli/tui (no import cycle).
  */
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, readFileSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { repoRoot } from './fixtures/spawn.js';
 import { decodeKeys, keyMatches } from '../cli/tui/keys.js';
 import { bufferOf, editLine, type LineBuffer } from '../cli/tui/line-editor.js';
 import { completeCommand, resolveCommand } from '../cli/tui/commands.js';
-import { fitColumns, fitText } from '../cli/tui/columns.js';
+import { alignedLines, fitColumns, fitText } from '../cli/tui/columns.js';
+import { field, layoutFields } from '../cli/tui/views/fields.js';
+import { lineText } from '../cli/tui/text.js';
 import { mergeEvents } from '../cli/tui/data/live-gateway.js';
 import { createElement } from 'react';
 import { render } from 'ink-testing-library';
@@ -31,6 +36,45 @@ import { serverChoices } from '../cli/servers/server-choices.js';
 import { claimSession } from '../cli/sessions/session-files.js';
 
 const names = (data: string) => decodeKeys(data).map((k) => (k.ctrl ? `ctrl+${k.name}` : k.name));
+
+describe('module graph', () => {
+  /** The cli/tui files each file imports (`import type` included: a type cycle couples files as much as any). */
+  function tuiImports(): Map<string, string[]> {
+    const root = join(repoRoot(), 'cli', 'tui');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((f) => /\.tsx?$/.test(f))
+      .map((f) => join(root, f));
+    const graph = new Map<string, string[]>();
+    for (const file of files) {
+      const imported = ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map((i) => i.fileName);
+      const local = imported
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => resolve(dirname(file), spec).replace(/\.js$/, ''))
+        .flatMap((base) => ['.ts', '.tsx'].map((ext) => base + ext).filter((f) => existsSync(f) && f.startsWith(root)));
+      graph.set(
+        relative(root, file),
+        local.map((f) => relative(root, f)),
+      );
+    }
+    return graph;
+  }
+
+  it('has no import cycle in cli/tui: pages get a PageHost, not the controller', () => {
+    const graph = tuiImports();
+    expect(graph.get('page-spec.ts')).toContain('page-host.ts');
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') return void cycles.push([...path.slice(path.indexOf(file)), file].join(' > '));
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});
 
 describe('keystrokes', () => {
   it('splits runs of characters, control characters and escape sequences into single keys, in order', () => {
@@ -126,6 +170,19 @@ describe('columns', () => {
     expect(fitText('abcdef', 4)).toBe('abc…');
     expect(fitText('ab', 4)).toBe('ab  ');
     expect(fitText('日本語テキスト', 7)).toBe('日本語…');
+  });
+
+  it('aligns the rows of a detail page by terminal cells, dropping a column empty in every row', () => {
+    const lines = alignedLines([
+      ['日本語', '', 'wide'],
+      ['a-much-longer-name', '', 'narrow'],
+    ]).map(lineText);
+    expect(lines).toEqual(['日本語              wide', 'a-much-longer-name  narrow']);
+  });
+
+  it('puts every field value of a page at one column, a long text wrapping under itself', () => {
+    const lines = layoutFields([field('Name', 'x'), [{ text: 'Section' }], field('Description', 'abcdefghijklmnop')], 20).map(lineText);
+    expect(lines).toEqual(['Name         x', 'Section', 'Description  abcdefg', '             hijklmn', '             op']);
   });
 });
 

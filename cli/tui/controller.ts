@@ -13,8 +13,20 @@ import { decodeKeys, keyMatches, type Keystroke } from './keys.js';
 import { bufferOf, editLine } from './line-editor.js';
 import { completeCommand, resolveCommand } from './commands.js';
 import { pageRows } from './layout.js';
-import { currentPage, newPage, type InputState, type Overlay, type Page, type PageKind, type UiState, type ViewName, VIEWS } from './ui-state.js';
+import {
+  currentPage,
+  newPage,
+  type FlashLevel,
+  type InputState,
+  type Overlay,
+  type Page,
+  type PageKind,
+  type UiState,
+  type ViewName,
+  VIEWS,
+} from './ui-state.js';
 import type { Binding, PageContext } from './page-spec.js';
+import type { Outcome, PageHost } from './page-host.js';
 import { PAGES } from './views/pages.js';
 import { filterLines, filterRows } from './filter.js';
 import type { Line } from './text.js';
@@ -40,7 +52,7 @@ export interface TuiOptions {
 
 const FLASH_MS = 8000;
 
-export class TuiController {
+export class TuiController implements PageHost {
   private state: TuiState;
   private live: LiveGateway;
   private unsubscribeLive: () => void = () => undefined;
@@ -108,8 +120,12 @@ export class TuiController {
     return this.opts.directory;
   }
 
-  get gateway(): LiveGateway {
-    return this.live;
+  get activeServer(): ServerChoice {
+    return this.state.ui.active;
+  }
+
+  loadEvents(): void {
+    void this.live.loadEvents();
   }
 
   context(page: Page = currentPage(this.state.ui)): PageContext {
@@ -153,22 +169,23 @@ export class TuiController {
     this.setUi({ overlay: { kind: 'message', title, lines } });
   }
 
-  flash(text: string, level: 'info' | 'error' = 'info'): void {
+  flash(text: string, level: FlashLevel = 'info', pageId = currentPage(this.state.ui).id): void {
     clearTimeout(this.flashTimer);
-    this.setUi({ flash: { text, level } });
+    this.setUi({ flash: { text, level, pageId } });
     this.flashTimer = setTimeout(() => this.setUi({ flash: undefined }), FLASH_MS);
     this.flashTimer.unref();
   }
 
-  /** Runs an action against the gateway: its outcome as a message, then fresh data. */
-  act<T>(work: () => Promise<T>, outcome: (value: T) => { text: string; level?: 'info' | 'error' } | void): void {
+  /** Runs an action against the gateway: its outcome as a message on the page it started on (the user may have moved on), then fresh data. */
+  act<T>(work: () => Promise<T>, outcome: (value: T) => Outcome | void): void {
+    const pageId = currentPage(this.state.ui).id;
     work().then(
       (value) => {
         const o = outcome(value);
-        if (o) this.flash(o.text, o.level);
+        if (o) this.flash(o.text, o.level, pageId);
         this.live.refresh();
       },
-      (err: Error) => this.flash(err.message, 'error'),
+      (err: Error) => this.flash(err.message, 'error', pageId),
     );
   }
 

@@ -6,10 +6,11 @@
 import type { GatewaySnapshot } from './data/live-gateway.js';
 import type { Page, UiState } from './ui-state.js';
 import type { Line, Segment } from './text.js';
-import type { TuiController } from './controller.js';
+import type { PageHost } from './page-host.js';
 
 export interface PageContext {
-  tui: TuiController;
+  /** What the page may ask of the TUI. */
+  tui: PageHost;
   page: Page;
   ui: UiState;
   data: GatewaySnapshot;

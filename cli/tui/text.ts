@@ -26,11 +26,5 @@ export function textLines(text: string, width: number, style: Omit<Segment, 'tex
   return out;
 }
 
-/** `label: value` with the label padded to `width` and dimmed. */
-export function field(label: string, value: string | Segment | Line, width = 12): Line {
-  const rest = typeof value === 'string' ? [seg(value)] : Array.isArray(value) ? value : [value];
-  return [seg(`${label}`.padEnd(width), { dim: true }), ...rest];
-}
-
 /** One colour per phase, health status or state word, the same everywhere (cli/output/colors.ts). */
 export { statusTone as toneOf } from '../output/colors.js';

@@ -55,9 +55,13 @@ export interface InputState extends LineBuffer {
 
 export type Overlay = { kind: 'help' } | { kind: 'confirm'; message: string; onYes: () => void } | { kind: 'message'; title: string; lines: Line[] };
 
+export type FlashLevel = 'info' | 'error';
+
+/** A footer message: it belongs to the page it was made on, and shows only there. */
 export interface Flash {
   text: string;
-  level: 'info' | 'error';
+  level: FlashLevel;
+  pageId: number;
 }
 
 export interface UiState {
@@ -80,3 +84,6 @@ export function newPage(kind: PageKind, subject?: string): Page {
 }
 
 export const currentPage = (ui: UiState): Page => ui.stack[ui.stack.length - 1];
+
+/** The footer message of the page on screen, if it has one. */
+export const currentFlash = (ui: UiState): Flash | undefined => (ui.flash?.pageId === currentPage(ui).id ? ui.flash : undefined);

@@ -2,7 +2,7 @@
 import { Box } from 'ink';
 import type { TuiController, TuiState } from '../controller.js';
 import { PAGES } from '../views/pages.js';
-import { currentPage } from '../ui-state.js';
+import { currentFlash, currentPage } from '../ui-state.js';
 import { bannerText, pageRows } from '../layout.js';
 import { Header } from './header.js';
 import { Banner } from './banner.js';
@@ -36,7 +36,7 @@ export function Screen({ state, tui }: { state: TuiState; tui: TuiController }) 
       {banner ? <Banner text={banner} width={width} /> : null}
       <TitleBar title={spec.title(ctx)} filter={page.filter} busy={page.busy ?? false} width={width} />
       {body}
-      <Footer input={ui.input} flash={ui.flash} hints={hints} width={width} />
+      <Footer input={ui.input} flash={currentFlash(ui)} hints={hints} width={width} />
     </Box>
   );
 }

@@ -2,10 +2,9 @@
 import { useRef } from 'react';
 import { Box, Text } from 'ink';
 import type { Cell, TableContent } from '../page-spec.js';
-import { cellText, filterRows } from '../filter.js';
-import { fitColumns, fitText, GAP, textWidth } from '../columns.js';
+import { filterRows } from '../filter.js';
+import { cellsLine, columnWidths } from '../columns.js';
 import { StyledLine } from './styled-line.js';
-import type { Line } from '../text.js';
 
 interface Props {
   content: TableContent;
@@ -25,27 +24,22 @@ export function TableView({ content, filter, cursor, width, height }: Props) {
   const offset = Math.max(0, Math.min(Math.max(offsetRef.current, selected - visible + 1), selected, rows.length - visible));
   offsetRef.current = Math.max(0, offset);
 
-  const natural = content.columns.map((c, i) => Math.max(textWidth(c.header), ...rows.map((r) => textWidth(cellText(r.cells[i] ?? '')))));
-  const widths = fitColumns(
-    natural,
+  const header: Cell[] = content.columns.map((c) => ({ text: c.header, bold: true }));
+  const widths = columnWidths(
+    [header, ...rows.map((r) => r.cells)],
     content.columns.findIndex((c) => c.flex),
     width - 1,
   );
-  const lineOf = (cells: Cell[]): Line =>
-    cells.flatMap((c, i) => {
-      const text = fitText(cellText(c), widths[i]) + (i < cells.length - 1 ? ' '.repeat(GAP) : '');
-      return [typeof c === 'string' ? { text } : { ...c, text }];
-    });
 
   return (
     <Box flexDirection="column" height={height} width={width}>
       {above.map((l, i) => (
         <StyledLine key={`above-${i}`} line={l} />
       ))}
-      <StyledLine line={lineOf(content.columns.map((c) => ({ text: c.header, bold: true })))} />
+      <StyledLine line={cellsLine(header, widths)} />
       {rows.length === 0 ? <Text dimColor>{content.empty}</Text> : null}
       {rows.slice(offsetRef.current, offsetRef.current + visible).map((r, i) => (
-        <StyledLine key={r.key} line={lineOf(r.cells)} inverse={offsetRef.current + i === selected} />
+        <StyledLine key={r.key} line={cellsLine(r.cells, widths)} inverse={offsetRef.current + i === selected} />
       ))}
     </Box>
   );

@@ -2,9 +2,12 @@
  * A backend's stderr lines, for its log page. The management API has no
  * route for them; a gateway logs each line (at debug level: `-vv` or
  * `--log-level debug`) with `backend` and `stream: "stderr"`, so for a local
- * detached session they are read from the tail of its JSON log file.
+ * detached session they are read from the tail of its JSON log file: the
+ * lines of its current run only (session-run.ts), by the pid every JSON log
+ * line carries.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { SessionRun } from './session-run.js';
 
 /** How much of the file's end is read: enough for the recent lines, bounded for a large log. */
 const TAIL_BYTES = 512 * 1024;
@@ -14,18 +17,18 @@ export interface StderrLine {
   text: string;
 }
 
-/** The newest `max` stderr lines of `backend` in `logFile`, oldest first; throws when the file cannot be read. */
-export function readBackendStderr(logFile: string, backend: string, max = 200): StderrLine[] {
+/** The newest `max` stderr lines of `backend` that `run` logged, oldest first; throws when the log file cannot be read. */
+export function readBackendStderr(run: SessionRun, backend: string, max = 200): StderrLine[] {
   const lines: StderrLine[] = [];
-  for (const raw of tail(logFile).split('\n')) {
+  for (const raw of tail(run.logFile).split('\n')) {
     if (!raw.startsWith('{')) continue;
-    let rec: { backend?: unknown; stream?: unknown; msg?: unknown; time?: unknown };
+    let rec: { pid?: unknown; backend?: unknown; stream?: unknown; msg?: unknown; time?: unknown };
     try {
       rec = JSON.parse(raw) as typeof rec;
     } catch {
       continue; // the first line of the tail may be cut
     }
-    if (rec.backend !== backend || rec.stream !== 'stderr' || typeof rec.msg !== 'string') continue;
+    if (rec.pid !== run.pid || rec.backend !== backend || rec.stream !== 'stderr' || typeof rec.msg !== 'string') continue;
     lines.push({ text: rec.msg, ...(typeof rec.time === 'number' ? { time: rec.time } : {}) });
   }
   return lines.slice(-max);

@@ -1,7 +1,8 @@
 /** 1 Dashboard: the service, its health, backends by phase, sessions, the catalog and the newest events. */
 import { PHASES } from '../../../schemas/records.js';
 import type { PageContext, PageSpec } from '../page-spec.js';
-import { field, line, seg, toneOf, type Line } from '../text.js';
+import { line, seg, toneOf, type Line } from '../text.js';
+import { field, layoutFields, type Field } from './fields.js';
 import { clock, formatDuration } from './format.js';
 import { eventLines } from './event-line.js';
 
@@ -24,12 +25,12 @@ export const dashboardPage: PageSpec = {
   ],
 };
 
-function overview({ data }: PageContext): Line[] {
+function overview({ data, width }: PageContext): Line[] {
   const { status, health, capabilities: caps, sessions, skills } = data;
   if (!status && !health) return [line(seg(data.connecting ? 'Connecting…' : 'No data yet: the gateway has not answered.', { dim: true }))];
-  const lines: Line[] = [];
+  const fields: Field[] = [];
   const service = status?.service;
-  lines.push(
+  fields.push(
     field('Service', [
       seg(`${service?.name ?? 'gateway'} ${service?.version ?? health?.version ?? ''}`, { bold: true }),
       seg('  '),
@@ -38,26 +39,26 @@ function overview({ data }: PageContext): Line[] {
     ]),
   );
   if (status) {
-    lines.push(field('Endpoints', `${status.transport.streamable_http_url}  ${status.transport.sse_url}`));
+    fields.push(field('Endpoints', `${status.transport.streamable_http_url}  ${status.transport.sse_url}`));
     const flags = Object.entries(status.feature_flags)
       .filter(([, on]) => on)
       .map(([name]) => name);
-    lines.push(field('Config', `${status.config.file_path} (loaded ${clock(status.config.loaded_at)})`));
-    lines.push(field('Features', flags.length ? flags.join(', ') : 'none'));
+    fields.push(field('Config', `${status.config.file_path} (loaded ${clock(status.config.loaded_at)})`));
+    fields.push(field('Features', flags.length ? flags.join(', ') : 'none'));
   }
   if (health)
-    lines.push(
+    fields.push(
       field('Health', [
         seg(health.status, { color: toneOf(health.status), bold: true }),
         seg(`  ${health.backends.healthy}/${health.backends.total} backends healthy, ${health.backends.connected} connected`),
       ]),
     );
-  lines.push(field('Backends', byPhase(data.backends)));
-  if (sessions) lines.push(field('Sessions', `${sessions.active_sessions} active, ${sessions.sessions.length} in all`));
+  fields.push(field('Backends', byPhase(data.backends)));
+  if (sessions) fields.push(field('Sessions', `${sessions.active_sessions} active, ${sessions.sessions.length} in all`));
   if (caps)
-    lines.push(field('Catalog', `${caps.tools.filter((t) => !t.filtered).length} tools, ${caps.resources.length} resources, ${caps.prompts.length} prompts`));
-  if (skills) lines.push(field('Skills', `${skills.skills.filter((s) => s.status === 'enabled').length} enabled of ${skills.skills.length}`));
-  return lines;
+    fields.push(field('Catalog', `${caps.tools.filter((t) => !t.filtered).length} tools, ${caps.resources.length} resources, ${caps.prompts.length} prompts`));
+  if (skills) fields.push(field('Skills', `${skills.skills.filter((s) => s.status === 'enabled').length} enabled of ${skills.skills.length}`));
+  return layoutFields(fields, width);
 }
 
 /** `Ready 2 (alpha, beta)  Failed 1 (gamma)`, in lifecycle order, each phase in its colour. */

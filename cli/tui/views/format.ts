@@ -25,8 +25,3 @@ export function severity(e: EventRecord): Segment {
 }
 
 export { formatDuration };
-
-/** `text` padded to `width`, or whole and followed by a space when longer (never run into the next column). */
-export function column(text: string, width: number): string {
-  return text.length < width ? text.padEnd(width) : `${text} `;
-}

@@ -2,8 +2,9 @@
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { withMcpClient } from '../../client/mcp-session.js';
 import type { PageContext, PageSpec } from '../page-spec.js';
-import { field, line, seg, textLines, type Line } from '../text.js';
-import { column } from './format.js';
+import { alignedLines } from '../columns.js';
+import { line, seg, type Line } from '../text.js';
+import { field, layoutFields, type PageItem } from './fields.js';
 import { contentLines, type ContentItem } from './content-lines.js';
 import { parseArguments } from './json-field.js';
 
@@ -17,15 +18,26 @@ export const promptPage: PageSpec = {
   lines: (ctx) => {
     const p = promptOf(ctx);
     if (!p) return [line(seg(`No prompt named ${ctx.page.subject} (any more).`, { color: 'yellow' }))];
-    const out: Line[] = [field('Name', seg(p.name, { bold: true })), field('Backend', p.backend)];
-    out.push(...textLines(p.description, ctx.width - 12).map((l, i) => field(i === 0 ? 'Description' : '', l)));
-    out.push([], line(seg('Arguments', { bold: true })));
-    if (p.arguments.length === 0) out.push(line(seg('none', { dim: true })));
-    for (const a of p.arguments)
-      out.push(
-        line(column(String(a.name), 20), seg(a.required ? 'required  ' : 'optional  ', { dim: true }), typeof a.description === 'string' ? a.description : ''),
-      );
-    out.push([], field('Values', seg(ctx.page.field ?? '{}', { color: 'cyan' })), [], line(seg('Messages', { bold: true })));
+    const args = alignedLines(
+      p.arguments.map((a) => [
+        String(a.name),
+        seg(a.required ? 'required' : 'optional', { dim: true }),
+        typeof a.description === 'string' ? a.description : '',
+      ]),
+    );
+    const items: PageItem[] = [
+      field('Name', seg(p.name, { bold: true })),
+      field('Backend', p.backend),
+      field('Description', p.description),
+      [],
+      line(seg('Arguments', { bold: true })),
+      ...(args.length ? args : [line(seg('none', { dim: true }))]),
+      [],
+      field('Values', seg(ctx.page.field ?? '{}', { color: 'cyan' })),
+      [],
+      line(seg('Messages', { bold: true })),
+    ];
+    const out = layoutFields(items, ctx.width);
     if (ctx.page.busy) out.push(line(seg('Getting…', { dim: true })));
     else if (ctx.page.result) out.push(...ctx.page.result.lines);
     else out.push(line(seg('Press Enter to fill in the arguments and get the prompt.', { dim: true })));

@@ -1,11 +1,14 @@
 /** 8 Registry: `s` opens the search box; the results are a table; Enter shows an entry. */
 import type { PageSpec } from '../page-spec.js';
-import { field, line, seg, type Line } from '../text.js';
+import { line, seg, type Line } from '../text.js';
+import { field, layoutFields } from './fields.js';
 
 export const registryPage: PageSpec = {
   title: (ctx) => `Registry${ctx.page.found ? ` (${ctx.page.found.length})` : ''}`,
   table: (ctx) => {
-    const above: Line[] = [field('Search', ctx.page.field ? seg(ctx.page.field, { color: 'cyan' }) : seg('press s to search the registry', { dim: true }), 8)];
+    const search = ctx.page.field ? seg(ctx.page.field, { color: 'cyan' }) : seg('press s to search the registry', { dim: true });
+    // One line: the table below keeps its room.
+    const above: Line[] = layoutFields([field('Search', [search])], ctx.width);
     if (ctx.page.busy) above.push(line(seg('Searching…', { dim: true })));
     else if (ctx.page.result) above.push(...ctx.page.result.lines);
     return {

@@ -1,6 +1,7 @@
 /** A resource, read when opened (Enter reads it again). */
 import type { PageContext, PageSpec } from '../page-spec.js';
-import { field, line, seg, type Line } from '../text.js';
+import { line, seg } from '../text.js';
+import { field, layoutFields, type PageItem } from './fields.js';
 import { contentLines } from './content-lines.js';
 
 export const resourcePage: PageSpec = {
@@ -8,9 +9,9 @@ export const resourcePage: PageSpec = {
   open: (ctx) => read(ctx),
   lines: (ctx) => {
     const info = ctx.data.capabilities?.resources.find((r) => r.uri === ctx.page.subject);
-    const out: Line[] = [field('URI', seg(ctx.page.subject ?? '', { bold: true }))];
-    if (info) out.push(field('Name', info.name), field('Backend', info.backend), field('MIME type', info.mime_type || '—'));
-    out.push([], line(seg('Contents', { bold: true })));
+    const items: PageItem[] = [field('URI', seg(ctx.page.subject ?? '', { bold: true }))];
+    if (info) items.push(field('Name', info.name), field('Backend', info.backend), field('MIME type', info.mime_type || '—'));
+    const out = layoutFields([...items, [], line(seg('Contents', { bold: true }))], ctx.width);
     if (ctx.page.busy) out.push(line(seg('Reading…', { dim: true })));
     else if (ctx.page.result) out.push(...ctx.page.result.lines);
     return out;

@@ -85,7 +85,7 @@ function refresh(ctx: PageContext): void {
   const dir = ctx.tui.directory;
   if (!dir) return;
   try {
-    ctx.tui.setServers(dir.list(ctx.tui.getState().ui.active));
+    ctx.tui.setServers(dir.list(ctx.tui.activeServer));
   } catch (err) {
     ctx.tui.flash((err as Error).message, 'error');
   }

@@ -1,6 +1,7 @@
 /** A tool: its description and input schema; Enter edits the arguments (JSON) and calls it, showing the result and `isError`. */
 import type { PageContext, PageSpec } from '../page-spec.js';
-import { field, line, seg, textLines, type Line } from '../text.js';
+import { line, seg, textLines } from '../text.js';
+import { field, layoutFields } from './fields.js';
 import { argumentSkeleton, parseArguments } from './json-field.js';
 import { contentLines } from './content-lines.js';
 
@@ -12,11 +13,18 @@ export const toolPage: PageSpec = {
   lines: (ctx) => {
     const tool = toolOf(ctx);
     if (!tool) return [line(seg(`No tool named ${ctx.page.subject} (any more).`, { color: 'yellow' }))];
-    const out: Line[] = [field('Name', seg(tool.name, { bold: true })), field('Backend', `${tool.backend} (as ${tool.original_name})`)];
-    out.push(...textLines(tool.description, ctx.width - 12).map((l, i) => field(i === 0 ? 'Description' : '', l)));
     // Arguments and result first: they are what changes, and must not hide below the fold.
-    out.push(field('Arguments', seg(ctx.page.field ?? '{}', { color: 'cyan' })));
-    out.push([], line(seg('Result', { bold: true })));
+    const out = layoutFields(
+      [
+        field('Name', seg(tool.name, { bold: true })),
+        field('Backend', `${tool.backend} (as ${tool.original_name})`),
+        field('Description', tool.description),
+        field('Arguments', seg(ctx.page.field ?? '{}', { color: 'cyan' })),
+        [],
+        line(seg('Result', { bold: true })),
+      ],
+      ctx.width,
+    );
     if (ctx.page.busy) out.push(line(seg('Calling…', { dim: true })));
     else if (ctx.page.result) out.push(...ctx.page.result.lines);
     else out.push(line(seg(ctx.ui.readOnly ? 'Read-only: calls are off.' : 'Press Enter to edit the arguments and call the tool.', { dim: true })));
@@ -50,7 +58,10 @@ function call(ctx: PageContext, text: string): void {
     ctx.page,
     () => ctx.tui.client.callTool(name, args.value),
     (r) => ({
-      lines: [field('isError', seg(String(r.isError), { color: r.isError ? 'red' : 'green', bold: true })), ...contentLines(r.content, ctx.width)],
+      lines: [
+        ...layoutFields([field('isError', seg(String(r.isError), { color: r.isError ? 'red' : 'green', bold: true }))], ctx.width),
+        ...contentLines(r.content, ctx.width),
+      ],
       failed: r.isError,
     }),
   );
