@@ -27,8 +27,7 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
       ],
       'no-constant-condition': ['error', { checkLoops: false }],
-      // `let x!: T` read by closures before its one assignment (tying a knot) is not a missed const.
-      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      'prefer-const': 'error',
     },
   },
   {

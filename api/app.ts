@@ -9,7 +9,8 @@ import { sseRoutes } from './mcp/sse-routes.js';
 import type { McpContext } from './mcp/mcp-context.js';
 import { managementApi, MANAGEMENT_PREFIX, type ManagementContext } from './management/index.js';
 import { TransportSecurity, type AllowedPeers } from './transport-security.js';
-import { sendError } from './send-error.js';
+import { mcpErrorHandler } from './mcp/mcp-errors.js';
+import { installErrorHandling } from './management/errors.js';
 import { allowEmptyJsonBodies } from './json-body.js';
 import { GatewayError } from '../schemas/errors.js';
 
@@ -33,24 +34,26 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // (Gateway.stop force-closes whatever is left after the shutdown timeout).
     forceCloseConnections: 'idle',
   });
-  // Before routing and body parsing: a forbidden Host or Origin learns nothing, not even whether the path exists.
+  // Paths no plugin serves answer in the REST format; each plugin sets its own format below.
+  installErrorHandling(app, 'endpoint');
+  // Before routing and body parsing: a forbidden Host or Origin learns nothing, not even whether the path
+  // exists. The refusal is thrown, so it is answered in the format of the plugin whose path it hit.
   const security = new TransportSecurity(ctx.bindHost);
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', async (req) => {
     const origin = req.headers.origin;
     const verdict = security.check(req.headers.host, typeof origin === 'string' ? origin : undefined, ctx.allowedPeers());
     if (verdict.ok) return;
     req.log.warn({ host: req.headers.host, origin, url: req.url }, 'request refused: DNS-rebinding protection');
-    return sendError(req, reply, new GatewayError('forbidden', `Forbidden: ${verdict.reason}`));
+    throw new GatewayError('forbidden', `Forbidden: ${verdict.reason}`);
   });
   await app.register(async (mcp) => {
     // MCP paths answer in JSON-RPC, whatever went wrong (bad JSON, wrong media type, too large).
     mcp.removeContentTypeParser('text/plain');
     allowEmptyJsonBodies(mcp);
-    mcp.setErrorHandler(async (err, req, reply) => sendError(req, reply, err));
+    mcp.setErrorHandler(mcpErrorHandler);
     await streamableHttpRoutes(mcp, ctx.mcp);
     await sseRoutes(mcp, ctx.mcp);
   });
   await app.register(managementApi, { prefix: MANAGEMENT_PREFIX, ctx: ctx.management });
-  app.setNotFoundHandler(async (req, reply) => sendError(req, reply, new GatewayError('not_found', `No endpoint ${req.method} ${req.url.split('?')[0]}`)));
   return app;
 }

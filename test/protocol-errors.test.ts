@@ -124,6 +124,56 @@ describe('protocol errors and faults', () => {
       expect(rpcError(list.last).code).toBe(-32602);
     });
 
+    it('every malformed request is answered: a progress token of the wrong type, an unknown member (issue 28)', async () => {
+      const s = await session(h.url);
+      for (const [i, token] of [{}, null, [1], 1.5, true].entries()) {
+        const r = await s.call({ id: 30 + i, method: 'tools/call', params: { name: 'fx_echo', arguments: { text: 'a' }, _meta: { progressToken: token } } });
+        expect(rpcError(r.last).code, JSON.stringify(token)).toBe(-32602);
+        expect(rpcError(r.last).message).toMatch(/progressToken must be a string or an integer/);
+      }
+      const extra = await s.call({ id: 40, method: 'tools/list', extra: 1 });
+      expect(rpcError(extra.last)).toMatchObject({ code: -32600, message: 'Invalid Request: unknown member "extra"' });
+      // And the session goes on.
+      expect((await s.call({ id: 41, method: 'ping' })).last.result).toEqual({});
+    });
+
+    it('arguments that are not an object: -32602 with one short message naming the field, for tools and prompts', async () => {
+      const s = await session(h.url);
+      for (const [i, args] of ['x', 5, [1], null].entries()) {
+        const tool = rpcError((await s.call({ id: 50 + i, method: 'tools/call', params: { name: 'fx_echo', arguments: args } })).last);
+        expect(tool, JSON.stringify(args)).toEqual({
+          code: -32602,
+          message: 'MCP error -32602: Invalid params: arguments must be an object',
+          data: expect.anything(),
+        });
+        const prompt = rpcError((await s.call({ id: 60 + i, method: 'prompts/get', params: { name: 'fx_greet', arguments: args } })).last);
+        expect(prompt.message, JSON.stringify(args)).toBe('MCP error -32602: Invalid params: arguments must be an object');
+      }
+    });
+
+    it('JSON nested deeper than the limit is refused before routing (400, -32600), on /mcp and on the management API', async () => {
+      const s = await session(h.url);
+      const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+      const text = `{"jsonrpc":"2.0","id":70,"method":"tools/call","params":{"name":"fx_echo","arguments":{"text":${deep(200_000)}}}}`;
+      const res = await fetch(`${h.url}/mcp`, { method: 'POST', headers: s.headers, body: text });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: JSON nested deeper than 128 levels' },
+      });
+      const manage = await fetch(`${h.url}/manage/v1/tools/call`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"tool":"fx_echo","arguments":{"text":${deep(200_000)}}}`,
+      });
+      expect(manage.status).toBe(400);
+      expect(await manage.json()).toMatchObject({ error: 'invalid_message' });
+      // Brackets inside strings do not count, and a body at the limit is served.
+      const inString = await s.call({ id: 71, method: 'tools/call', params: { name: 'fx_echo', arguments: { text: '['.repeat(1000) } } });
+      expect(inString.last.result).toBeDefined();
+    });
+
     it('logging/setLevel with an unknown level is -32602', async () => {
       const s = await session(h.url);
       const r = await s.call({ id: 1, method: 'logging/setLevel', params: { level: 'loud' } });

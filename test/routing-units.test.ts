@@ -197,9 +197,9 @@ describe('session table (in memory)', () => {
   const session = (id: string) => {
     const s = new ClientSession(
       'streamable-http',
-      { close: async () => undefined, getClientVersion: () => undefined } as unknown as Server,
       '127.0.0.1',
       {} as Transport,
+      () => ({ close: async () => undefined, getClientVersion: () => undefined }) as unknown as Server,
     );
     s.id = id;
     return s;

@@ -1,15 +1,23 @@
 /**
- * Every non-2xx answer of the management API carries the section 7 body
- * `{error, message, details}` (api/send-error.ts), Fastify's own request errors
- * (validation, body parsing, media type, size) and unknown paths included.
+ * Every non-2xx answer of the management API (and of paths no plugin serves)
+ * carries the section 7 body `{error, message, details}`, Fastify's own
+ * request errors (validation, body parsing, media type, size) and unknown
+ * paths included.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../schemas/errors.js';
-import { sendError } from '../send-error.js';
+import { errorBody, httpStatusOf } from '../error-mapping.js';
+import { reportRequestError } from '../request-errors.js';
 
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler(async (err, req, reply) => sendError(req, reply, err));
+/** The REST error answer: the status and the `{error, message, details}` body of a typed error. */
+export async function restErrorHandler(err: FastifyError | unknown, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const typed = reportRequestError(req, err);
+  return reply.code(httpStatusOf(typed)).send(errorBody(typed));
+}
+
+export function installErrorHandling(app: FastifyInstance, what = 'management endpoint'): void {
+  app.setErrorHandler(restErrorHandler);
   app.setNotFoundHandler(async (req, reply) =>
-    sendError(req, reply, new GatewayError('not_found', `No management endpoint ${req.method} ${req.url.split('?')[0]}`)),
+    restErrorHandler(new GatewayError('not_found', `No ${what} ${req.method} ${req.url.split('?')[0]}`), req, reply),
   );
 }

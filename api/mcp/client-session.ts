@@ -28,13 +28,19 @@ export class ClientSession implements ClientEndpoint {
   /** Set once the client has finished initialization. */
   initialized = false;
 
+  /** The SDK Server that speaks MCP with this client (./session-server.ts). */
+  readonly server: Server;
+
   constructor(
     readonly transportType: SessionTransport,
-    readonly server: Server,
     readonly clientIp: string,
     /** The session's own transport (the routes hand it their HTTP requests). */
     readonly transport: Transport,
-  ) {}
+    /** Makes the session's server, which answers for this session. */
+    serverFor: (session: ClientSession) => Server,
+  ) {
+    this.server = serverFor(this);
+  }
 
   touch(): void {
     this.lastActivity = Date.now();

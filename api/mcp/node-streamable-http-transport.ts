@@ -24,6 +24,12 @@
  *   tied to no request; without one they are dropped, as in the SDK.
  * - DELETE ends the session. SSE streams get a keep-alive comment every 15 s.
  *
+ * It is the one layer that checks the protocol (media types, message shape,
+ * batches, the session header and protocol version): the /mcp routes only
+ * find the session a request belongs to, and answer a POST that names none
+ * and does not initialize one with `refuseSessionless()`, which runs the same
+ * checks first.
+ *
  * Not implemented because the gateway does not use them: resumability (event
  * store, Last-Event-ID), stateless mode, DNS-rebinding host/origin checks.
  */
@@ -84,6 +90,10 @@ export class NodeStreamableHttpTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  /** The options' callbacks, settable like the handlers above (the owner of a session may exist only after its transport). */
+  onsessioninitialized?: NodeStreamableHttpOptions['onsessioninitialized'];
+  onsessionclosed?: NodeStreamableHttpOptions['onsessionclosed'];
+  onrequestsabandoned?: NodeStreamableHttpOptions['onrequestsabandoned'];
 
   private started = false;
   private initialized = false;
@@ -96,6 +106,9 @@ export class NodeStreamableHttpTransport implements Transport {
 
   constructor(private readonly opts: NodeStreamableHttpOptions) {
     this.keepAliveMs = opts.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    this.onsessioninitialized = opts.onsessioninitialized;
+    this.onsessionclosed = opts.onsessionclosed;
+    this.onrequestsabandoned = opts.onrequestsabandoned;
   }
 
   async start(): Promise<void> {
@@ -103,41 +116,26 @@ export class NodeStreamableHttpTransport implements Transport {
     this.started = true;
   }
 
-  /** Handles one HTTP request of this session (POST with `parsedBody`, GET, DELETE). */
-  async handleRequest(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown): Promise<void> {
-    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
-    switch (req.method) {
-      case 'POST':
-        return this.handlePost(req, res, parsedBody);
-      case 'GET':
-        return this.handleGet(req, res);
-      case 'DELETE':
-        return this.handleDelete(req, res);
-      default:
-        this.onerror?.(new Error('Method not allowed.'));
-        writeJson(res, 405, jsonRpcErrorBody(RpcCode.ServerError, 'Method not allowed.'), { allow: 'GET, POST, DELETE' });
-    }
+  /**
+   * A POST that names no session and carries no initialize request: after the
+   * same checks as any POST (so a malformed body is told what is wrong with
+   * it), 400: there is no session to send it to.
+   */
+  static refuseSessionless(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    const checked = checkPost(req, body);
+    if ('refusal' in checked) return writeRefusal(res, checked.refusal);
+    writeJson(res, 400, jsonRpcErrorBody(RpcCode.ServerError, 'Bad Request: no session; the first request must be initialize'));
   }
 
-  private async handlePost(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
-    const accept = req.headers.accept;
-    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
-      return this.fail(res, 406, RpcCode.ServerError, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+  /** A POST of this session (or the initialize that creates it), with its parsed body. */
+  async handlePost(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
+    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
+    const checked = checkPost(req, body);
+    if ('refusal' in checked) {
+      this.onerror?.(new Error(checked.refusal.message));
+      return writeRefusal(res, checked.refusal);
     }
-    if (mediaType(req.headers['content-type']) !== 'application/json') {
-      return this.fail(res, 415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
-    }
-    if (body === undefined) return this.fail(res, 400, RpcCode.ParseError, 'Parse error: Invalid JSON');
-    const batch = Array.isArray(body);
-    if (batch && body.length === 0) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: empty batch');
-    if (batch && body.length > MAX_BATCH_SIZE) {
-      return this.fail(res, 400, RpcCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
-    }
-    const messages = (batch ? body : [body]) as unknown[];
-    for (const m of messages) {
-      if (!isJsonRpcMessage(m)) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
-    }
-    const msgs = messages as unknown as Message[];
+    const { messages: msgs, batch } = checked;
 
     const hasInit = msgs.some(isInitialize);
     if (hasInit) {
@@ -145,7 +143,7 @@ export class NodeStreamableHttpTransport implements Transport {
       if (msgs.length > 1) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed');
       this.sessionId = this.opts.sessionIdGenerator();
       this.initialized = true;
-      await this.opts.onsessioninitialized?.(this.sessionId);
+      await this.onsessioninitialized?.(this.sessionId);
     } else {
       const problem = this.checkSession(req, res);
       if (problem) return;
@@ -161,7 +159,7 @@ export class NodeStreamableHttpTransport implements Transport {
     if (unanswerable !== undefined) {
       // The SDK would drop it silently; no request may go unanswered.
       const id = batch ? null : ((msgs[0]!.id as RequestId | undefined) ?? null);
-      return writeJson(res, id === null ? 400 : 200, { jsonrpc: '2.0', id, error: { code: RpcCode.InvalidParams, message: unanswerable } });
+      return writeJson(res, id === null ? 400 : 200, { jsonrpc: '2.0', id, error: unanswerable });
     }
     if (ids.length === 0) {
       res.writeHead(202).end();
@@ -175,7 +173,9 @@ export class NodeStreamableHttpTransport implements Transport {
     for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, extra);
   }
 
-  private handleGet(req: IncomingMessage, res: ServerResponse): void {
+  /** The GET that opens this session's standalone SSE stream. */
+  handleGet(req: IncomingMessage, res: ServerResponse): void {
+    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
     if (!req.headers.accept?.includes('text/event-stream')) {
       return this.fail(res, 406, RpcCode.ServerError, 'Not Acceptable: Client must accept text/event-stream');
     }
@@ -191,10 +191,12 @@ export class NodeStreamableHttpTransport implements Transport {
     });
   }
 
-  private async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The DELETE that ends this session. */
+  async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
     if (this.checkSession(req, res)) return;
     try {
-      await this.opts.onsessionclosed?.(this.sessionId!);
+      await this.onsessionclosed?.(this.sessionId!);
       res.writeHead(200).end();
     } finally {
       await this.close();
@@ -311,7 +313,7 @@ export class NodeStreamableHttpTransport implements Transport {
     const answered = new Set(stream.answers.map((a) => (a as Message).id as RequestId));
     const left = stream.ids.filter((id) => !answered.has(id));
     for (const id of left) this.abandoned.add(id);
-    if (left.length > 0) this.opts.onrequestsabandoned?.(left);
+    if (left.length > 0) this.onrequestsabandoned?.(left);
   }
 
   /**
@@ -343,6 +345,39 @@ export class NodeStreamableHttpTransport implements Transport {
     this.onerror?.(new Error(message));
     writeJson(res, status, jsonRpcErrorBody(code, message));
   }
+}
+
+/** Why a POST is refused before any message reaches the session: an HTTP status and a JSON-RPC error. */
+interface Refusal {
+  status: number;
+  code: number;
+  message: string;
+}
+
+/**
+ * The checks of every POST that need no session: media types, the body's
+ * JSON-RPC shape and batch size. Either the messages, or why not.
+ */
+function checkPost(req: IncomingMessage, body: unknown): { messages: Message[]; batch: boolean } | { refusal: Refusal } {
+  const refuse = (status: number, code: number, message: string) => ({ refusal: { status, code, message } });
+  const accept = req.headers.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    return refuse(406, RpcCode.ServerError, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+  }
+  if (mediaType(req.headers['content-type']) !== 'application/json') {
+    return refuse(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
+  }
+  if (body === undefined) return refuse(400, RpcCode.ParseError, 'Parse error: Invalid JSON');
+  const batch = Array.isArray(body);
+  if (batch && body.length === 0) return refuse(400, RpcCode.InvalidRequest, 'Invalid Request: empty batch');
+  if (batch && body.length > MAX_BATCH_SIZE) return refuse(400, RpcCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  const messages = (batch ? body : [body]) as unknown[];
+  if (!messages.every(isJsonRpcMessage)) return refuse(400, RpcCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
+  return { messages: messages as unknown as Message[], batch };
+}
+
+function writeRefusal(res: ServerResponse, r: Refusal): void {
+  writeJson(res, r.status, jsonRpcErrorBody(r.code, r.message));
 }
 
 function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {

@@ -45,26 +45,24 @@ export const GATEWAY_CAPABILITIES = {
   completions: {},
 };
 
-export function createSessionServer(deps: SessionServerDeps, session: () => ClientSession): Server {
+export function createSessionServer(deps: SessionServerDeps, session: ClientSession): Server {
   const server = new Server({ name: GATEWAY_NAME, version: GATEWAY_VERSION }, { capabilities: GATEWAY_CAPABILITIES, jsonSchemaValidator: deps.validator });
   // The SDK's own setLevel handler only records the level; ours also tells the backends.
   server.removeRequestHandler('logging/setLevel');
   server.oninitialized = () => {
     const { lists } = deps.serving.routes;
-    const current = session();
-    current.initialized = true;
-    current.capabilitySnapshot = { tools: lists.tools.length, resources: lists.resources.length, prompts: lists.prompts.length };
+    session.initialized = true;
+    session.capabilitySnapshot = { tools: lists.tools.length, resources: lists.resources.length, prompts: lists.prompts.length };
   };
   server.fallbackRequestHandler = async (request, extra) => {
-    const current = session();
-    const signal = current.begin(request.id, extra.signal);
+    const signal = session.begin(request.id, extra.signal);
     try {
-      return await handle(deps, current, request, { ...extra, signal });
+      return await handle(deps, session, request, { ...extra, signal });
     } catch (err) {
       throw toJsonRpcError(signal.aborted ? new RequestCancelledError(abortReasonText(signal.reason)) : err);
     } finally {
-      current.end(request.id, signal);
-      current.touch();
+      session.end(request.id, signal);
+      session.touch();
     }
   };
   server.fallbackNotificationHandler = async (notification) => {

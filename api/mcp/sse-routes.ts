@@ -36,14 +36,13 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     admitSession(ctx, reply);
     reply.hijack();
     const transport = new InFlightTrackingSseTransport(SSE_MESSAGES_PATH, reply.raw);
-    const server = createSessionServer(ctx, () => session);
-    const session = new ClientSession('sse', server, req.ip, transport);
+    const session = new ClientSession('sse', req.ip, transport, (s) => createSessionServer(ctx, s));
     session.id = transport.sessionId;
     ctx.sessions.add(session);
     transport.onclose = () => {
       void ctx.sessions.forget(session.id);
     };
-    await server.connect(transport);
+    await session.server.connect(transport);
     return reply;
   });
 
@@ -59,7 +58,7 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     const unanswerable = unanswerableReason(message);
     if (unanswerable !== undefined) {
       // The SDK would drop it silently; no request may go unanswered.
-      return reply.code(400).send({ jsonrpc: '2.0', id: message.id ?? null, error: { code: RpcCode.InvalidParams, message: unanswerable } });
+      return reply.code(400).send({ jsonrpc: '2.0', id: message.id ?? null, error: unanswerable });
     }
     if (isRequestMessage(message)) {
       const requestId = message.id as RequestId;

@@ -1,33 +1,23 @@
 /**
- * `/mcp`: the streamable HTTP transport. A POST without a session must be an
- * initialize request and creates the session; later POSTs, the GET stream and
- * DELETE name it in `Mcp-Session-Id`. Fastify parses the body; the session's
- * transport then owns the raw response (hence `reply.hijack()`). The transport
- * is our Node-native one (./node-streamable-http-transport.ts), not the SDK's:
- * see docs/performance.md.
- *
- * Every refusal is a JSON-RPC error body with the status the transport
- * standard gives it (api/send-error.ts): 400 -32700 for a body that is not
- * JSON, 400 -32600 for JSON that is not a JSON-RPC message or batch, 404 for
- * an unknown session, 405 for other methods, 503 beyond `server.max_sessions`.
+ * `/mcp`: the streamable HTTP transport. These routes only find the session
+ * a request belongs to: a POST without a session that initializes one
+ * creates it (within `server.max_sessions`: 503 beyond); later POSTs, the GET
+ * stream and DELETE name it in `Mcp-Session-Id` (404 for an unknown one).
+ * Everything else about the protocol (media types, message shape, batches,
+ * the protocol version) is the transport's to check
+ * (./node-streamable-http-transport.ts): it owns the raw response once a
+ * route hands a request over (hence `reply.hijack()`). Errors before that
+ * are answered as JSON-RPC by the plugin's error handler (./mcp-errors.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from '../../schemas/errors.js';
-import { invalidJson } from '../error-mapping.js';
-import { isJsonRpcMessage } from '../../runtime/transports/json-rpc.js';
 import { ClientSession } from './client-session.js';
 import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
 import { admitSession } from './admission.js';
-
-/** A JSON-RPC message, or a non-empty batch of them. */
-function isJsonRpcPayload(body: unknown): boolean {
-  if (Array.isArray(body)) return body.length > 0 && body.every(isJsonRpcMessage);
-  return isJsonRpcMessage(body);
-}
 
 /** A /mcp session: one whose transport is the streamable HTTP one (an /sse session id is unknown here). */
 interface StreamableSession {
@@ -35,8 +25,10 @@ interface StreamableSession {
   transport: NodeStreamableHttpTransport;
 }
 
+const initializes = (body: unknown): boolean => (Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body));
+
 export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
-  // The session store is the one table of sessions: a session it has let go (reaped, closing) is gone.
+  // The session table is the one table of sessions: a session it has let go (reaped, closing) is gone.
   const lookup = (req: FastifyRequest): StreamableSession => {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || !id) throw new GatewayError('bad_request', 'Bad Request: Mcp-Session-Id header is required');
@@ -46,38 +38,29 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   };
 
   app.post('/mcp', async (req, reply) => {
-    const body = req.body;
-    if (body === undefined) throw invalidJson('the body is empty');
-    if (!isJsonRpcPayload(body)) throw new GatewayError('invalid_message', 'Invalid Request: the body is not a JSON-RPC 2.0 message or batch');
     let entry: StreamableSession;
     if (req.headers['mcp-session-id'] !== undefined) {
       entry = lookup(req);
-    } else {
-      const isInit = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
-      if (!isInit) throw new GatewayError('bad_request', 'Bad Request: no session; the first request must be initialize');
+    } else if (initializes(req.body)) {
       admitSession(ctx, reply);
       entry = openSession(ctx, req.ip);
+    } else {
+      return handOver(reply, () => NodeStreamableHttpTransport.refuseSessionless(req.raw, reply.raw, req.body));
     }
     entry.session.touch();
-    reply.hijack();
     ctx.requests.track(reply.raw);
-    await entry.transport.handleRequest(req.raw, reply.raw, body);
-    return reply;
+    return handOver(reply, () => entry.transport.handlePost(req.raw, reply.raw, req.body));
   });
 
   app.get('/mcp', async (req, reply) => {
     const entry = lookup(req);
     entry.session.touch();
-    reply.hijack();
-    await entry.transport.handleRequest(req.raw, reply.raw);
-    return reply;
+    return handOver(reply, () => entry.transport.handleGet(req.raw, reply.raw));
   });
 
   app.delete('/mcp', async (req, reply) => {
     const entry = lookup(req);
-    reply.hijack();
-    await entry.transport.handleRequest(req.raw, reply.raw);
-    return reply;
+    return handOver(reply, () => entry.transport.handleDelete(req.raw, reply.raw));
   });
 
   app.route({
@@ -90,23 +73,26 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   });
 }
 
+/** The transport answers on the raw response from here on. */
+async function handOver(reply: FastifyReply, answer: () => void | Promise<void>): Promise<FastifyReply> {
+  reply.hijack();
+  await answer();
+  return reply;
+}
+
 function openSession(ctx: McpContext, clientIp: string): StreamableSession {
-  let session!: ClientSession;
-  const transport = new NodeStreamableHttpTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (id) => {
-      session.id = id;
-      ctx.sessions.add(session);
-    },
-    // The client closed a POST before its answers: cancel those requests (the backend is told).
-    onrequestsabandoned: (ids) => session.abandon(ids, 'client closed the request stream'),
-  });
-  const server = createSessionServer(ctx, () => session);
-  session = new ClientSession('streamable-http', server, clientIp, transport);
+  const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => randomUUID() });
+  const session = new ClientSession('streamable-http', clientIp, transport, (s) => createSessionServer(ctx, s));
+  transport.onsessioninitialized = (id) => {
+    session.id = id;
+    ctx.sessions.add(session);
+  };
+  // The client closed a POST before its answers: cancel those requests (the backend is told).
+  transport.onrequestsabandoned = (ids) => session.abandon(ids, 'client closed the request stream');
   transport.onclose = () => {
     if (session.id) void ctx.sessions.forget(session.id);
   };
   // connect() only wires the transport; it cannot fail for a fresh one.
-  void server.connect(transport);
+  void session.server.connect(transport);
   return { session, transport };
 }

@@ -46,11 +46,8 @@ export class CallbackListener {
     const path = fixed?.pathname ?? DEFAULT_CALLBACK_PATH;
     const bindHost = fixed?.hostname === '[::1]' ? '::1' : '127.0.0.1';
     const port = fixed?.port ? Number(fixed.port) : 0;
-    let listener: CallbackListener | undefined;
-    const server = createServer((req, res) => {
-      if (listener) listener.handle(req, res, path, opts);
-      else page(res, 503, opts.backend, 'Not ready yet', 'Try again in a moment.');
-    });
+    // The request handler is attached once the listener exists (right after listen, before any request is read).
+    const server = createServer();
     // A pending flow must not keep a process alive that is otherwise done.
     server.unref();
     await new Promise<void>((resolve, reject) => {
@@ -68,7 +65,8 @@ export class CallbackListener {
     const actualPort = (server.address() as AddressInfo).port;
     const url = fixed ? fixed : new URL(`http://127.0.0.1${path}`);
     url.port = String(actualPort);
-    listener = new CallbackListener(server, url.href);
+    const listener = new CallbackListener(server, url.href);
+    server.on('request', (req, res) => listener.handle(req, res, path, opts));
     return listener;
   }
 

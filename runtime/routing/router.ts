@@ -52,7 +52,8 @@ export class Router {
 
   callTool(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const name = params.name;
-    if (typeof name !== 'string') return Promise.reject(new BadRequestError('tools/call needs a string `name`'));
+    if (typeof name !== 'string') return Promise.reject(new BadRequestError('Invalid params: tools/call needs a string `name`'));
+    if (!isObjectOrAbsent(params.arguments)) return Promise.reject(new BadRequestError('Invalid params: arguments must be an object'));
     return this.operation(caller, opts, {
       method: 'call_tool',
       capability: name,
@@ -64,7 +65,8 @@ export class Router {
 
   getPrompt(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const name = params.name;
-    if (typeof name !== 'string') return Promise.reject(new BadRequestError('prompts/get needs a string `name`'));
+    if (typeof name !== 'string') return Promise.reject(new BadRequestError('Invalid params: prompts/get needs a string `name`'));
+    if (!isObjectOrAbsent(params.arguments)) return Promise.reject(new BadRequestError('Invalid params: arguments must be an object'));
     return this.operation(caller, opts, {
       method: 'get_prompt',
       capability: name,
@@ -76,7 +78,7 @@ export class Router {
 
   readResource(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const uri = params.uri;
-    if (typeof uri !== 'string') return Promise.reject(new BadRequestError('resources/read needs a string `uri`'));
+    if (typeof uri !== 'string') return Promise.reject(new BadRequestError('Invalid params: resources/read needs a string `uri`'));
     return this.operation(caller, opts, {
       method: 'read_resource',
       capability: uri,
@@ -190,6 +192,14 @@ export class Router {
     if (!target) throw new BackendUnavailableError(backend, 'not connected');
     return target;
   }
+}
+
+/**
+ * Checked here rather than left to the backend: a backend's own schema
+ * check would answer with a long validation dump, or not as -32602.
+ */
+function isObjectOrAbsent(value: unknown): boolean {
+  return value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value));
 }
 
 function resourceRoute(table: RouteTable, uri: string): Route | undefined {

@@ -4,6 +4,7 @@
  * Transports on the proxy hot path use it instead of a zod parse per message.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { RpcCode } from '../../schemas/json-rpc-codes.js';
 
 export function isJsonRpcMessage(m: unknown): m is JSONRPCMessage {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
@@ -27,17 +28,37 @@ export function isJsonRpcMessage(m: unknown): m is JSONRPCMessage {
 
 type Envelope = Record<string, unknown>;
 
+/** The keys of a JSON-RPC request the SDK accepts (its request schema is strict: any other key makes it no request). */
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
+
 /**
- * Why the SDK would drop this otherwise well-formed message without an answer
- * (its zod schema wants `params._meta` to be an object; a message that fails it
- * is neither request nor notification to the SDK), or undefined when it would not.
- * Transports answer such a request themselves, with -32602.
+ * Why the SDK would drop this otherwise well-formed request without an
+ * answer, or undefined when it would not. The SDK's Protocol answers only
+ * what its strict request schema accepts: a request with an unknown top-level
+ * key, a `params._meta` that is not an object, a progress token that is
+ * neither a string nor an integer, or a related-task entry without a string
+ * `taskId` is neither request nor notification to it, and no answer ever
+ * comes. Transports answer such a request themselves, with -32602.
  */
-export function unanswerableReason(m: Envelope): string | undefined {
-  const params = m.params as Envelope | undefined;
-  const meta = params?._meta;
-  if (meta === undefined || (typeof meta === 'object' && meta !== null && !Array.isArray(meta))) return undefined;
-  return `Invalid params: _meta must be an object (got ${JSON.stringify(meta)})`;
+export function unanswerableReason(m: Envelope): { code: number; message: string } | undefined {
+  if (m.method === undefined || m.id === undefined) return undefined;
+  for (const key in m) {
+    if (!REQUEST_KEYS.has(key)) return { code: RpcCode.InvalidRequest, message: `Invalid Request: unknown member ${JSON.stringify(key)}` };
+  }
+  const meta = (m.params as Envelope | undefined)?._meta;
+  if (meta === undefined) return undefined;
+  const invalid = (message: string) => ({ code: RpcCode.InvalidParams, message: `Invalid params: ${message}` });
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return invalid(`_meta must be an object (got ${JSON.stringify(meta)})`);
+  const token = (meta as Envelope).progressToken;
+  if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) {
+    return invalid(`_meta.progressToken must be a string or an integer (got ${JSON.stringify(token)})`);
+  }
+  const task = (meta as Envelope)[RELATED_TASK_KEY] as Envelope | undefined;
+  if (task !== undefined && (typeof task !== 'object' || task === null || typeof task.taskId !== 'string')) {
+    return invalid(`_meta["${RELATED_TASK_KEY}"] must be an object with a string taskId`);
+  }
+  return undefined;
 }
 
 /** A request (has a method and an id; a notification has no id). */

@@ -66,6 +66,18 @@ export interface ParityHttpServer {
   close(): Promise<void>;
 }
 
+/**
+ * Our transport takes each method by name, as the gateway's /mcp routes hand
+ * them over; other methods are the app's to refuse, as the gateway does.
+ */
+async function handleOurs(transport: NodeStreamableHttpTransport, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  if (req.method === 'POST') return transport.handlePost(req, res, body);
+  if (req.method === 'GET') return transport.handleGet(req, res);
+  if (req.method === 'DELETE') return transport.handleDelete(req, res);
+  res.writeHead(405, { 'content-type': 'application/json', allow: 'GET, POST, DELETE' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }));
+}
+
 export async function startParityServer(kind: ServerKind): Promise<ParityHttpServer> {
   const changes = new Changes();
   const sessions = new Map<string, ParitySession>();
@@ -76,23 +88,36 @@ export async function startParityServer(kind: ServerKind): Promise<ParityHttpSer
   const state = createFixtureState();
 
   function openSession(): ParitySession {
-    let session!: ParitySession;
+    // The transport's callbacks name the session that holds the transport: they read it through this holder.
+    const holder: { session?: ParitySession } = {};
     const options = {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id: string) => {
+        const session = holder.session!;
         session.id = id;
         sessions.set(id, session);
         live.set(id, session);
         changes.notify();
       },
       onsessionclosed: () => {
-        session.deleted = true;
+        holder.session!.deleted = true;
         changes.notify();
       },
     };
     const transport = kind === 'ours' ? new NodeStreamableHttpTransport(options) : new StreamableHTTPServerTransport(options);
     const server = createFixtureServer({ name: `parity-${kind}`, state });
-    session = { id: '', transport, server, closed: false, deleted: false, getStreams: [], openPosts: new Set(), hangStarted: [], hangAborted: [] };
+    const session: ParitySession = {
+      id: '',
+      transport,
+      server,
+      closed: false,
+      deleted: false,
+      getStreams: [],
+      openPosts: new Set(),
+      hangStarted: [],
+      hangAborted: [],
+    };
+    holder.session = session;
     transports.add(transport);
     // Set before connect(): the server chains its own close handling onto it.
     transport.onclose = () => {
@@ -133,7 +158,9 @@ export async function startParityServer(kind: ServerKind): Promise<ParityHttpSer
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const authed: IncomingMessage & { auth?: AuthInfo } = req;
     if (bearer) authed.auth = { token: bearer, clientId: 'parity', scopes: [] };
-    await session.transport.handleRequest(authed, res, body);
+    const transport = session.transport;
+    if (transport instanceof StreamableHTTPServerTransport) return transport.handleRequest(authed, res, body);
+    await handleOurs(transport, authed, res, body);
   }
 
   const http: Server = createServer((req, res) => {

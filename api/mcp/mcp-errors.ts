@@ -1,0 +1,14 @@
+/**
+ * The error handler of the MCP endpoints (/mcp, /sse, /messages): whatever
+ * went wrong before a transport took the request (bad JSON, wrong media type,
+ * too large, unknown session, a refused Host), the answer is a JSON-RPC error
+ * body at the HTTP level, with the status the transport standard gives it.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { mcpHttpError } from '../error-mapping.js';
+import { reportRequestError } from '../request-errors.js';
+
+export async function mcpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { status, body } = mcpHttpError(reportRequestError(req, err));
+  return reply.code(status).send(body);
+}
