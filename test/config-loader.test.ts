@@ -164,6 +164,41 @@ conflict_resolution:
     }
   });
 
+  it('a typo of a required key is reported as an unknown key too, with the key it most likely meant', () => {
+    const { problems, message } = problemsOf(`backends:
+  a:
+    typ: stdio
+    command: node
+  b:
+    type: stdio
+    comand: node
+    timeouts: { conect_s: 1 }
+  c:
+    type: sse
+    url: http://x
+    hedaers: {}
+    zzz: 1
+server:
+  hots: x
+`);
+    expect(problemAt(problems, 'backends.a.type')).toMatchObject({ message: expect.stringMatching(/required.*stdio, sse, streamable-http/), line: 2 });
+    expect(problemAt(problems, 'backends.a.typ')).toMatchObject({ message: 'unknown key; did you mean `type`?', line: 3, column: 5 });
+    expect(problemAt(problems, 'backends.b.command')).toMatchObject({ message: 'is required', line: 5 });
+    expect(problemAt(problems, 'backends.b.comand')).toMatchObject({ message: 'unknown key; did you mean `command`?', line: 7, column: 5 });
+    expect(problemAt(problems, 'backends.b.timeouts.conect_s')).toMatchObject({ message: 'unknown key; did you mean `connect_s`?', line: 8 });
+    expect(problemAt(problems, 'backends.c.hedaers')).toMatchObject({ message: 'unknown key; did you mean `headers`?', line: 12 });
+    // Nothing close: no guess.
+    expect(problemAt(problems, 'backends.c.zzz')).toMatchObject({ message: 'unknown key', line: 13 });
+    expect(problemAt(problems, 'server.hots').message).toBe('unknown key; did you mean `host`?');
+    expect(message).toContain('backends.a.typ (line 3, column 5): unknown key; did you mean `type`?');
+  });
+
+  it('an unknown key of a backend whose type is wrong is still reported, and a key of another transport says so', () => {
+    const { problems } = problemsOf('backends:\n  w:\n    type: websocket\n    comand: x\n  s:\n    type: stdio\n    command: node\n    url: http://x\n');
+    expect(problemAt(problems, 'backends.w.comand')).toMatchObject({ message: 'unknown key; did you mean `command`?', line: 4 });
+    expect(problemAt(problems, 'backends.s.url').message).toBe('unknown key (a key of sse and streamable-http backends, not of stdio)');
+  });
+
   it('checks each backend against the keys of its own transport', () => {
     const { problems } = problemsOf(`backends:
   s:

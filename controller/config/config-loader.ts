@@ -20,6 +20,7 @@ import {
 } from '../../schemas/config.js';
 import { ConfigError, type ConfigProblem } from '../../schemas/errors.js';
 import { expandEnv } from './env-expand.js';
+import { closestKey } from './key-suggestion.js';
 import { mapStrings } from '../../runtime/map-strings.js';
 import { privateKeyJwtAuth } from '../../runtime/auth/private-key-jwt.js';
 
@@ -52,9 +53,13 @@ export function locateConfigFile(explicit?: string, cwd = process.cwd()): string
 // Compiled once per process: validators are the expensive part of ajv.
 // coerceTypes: `${VAR}` expansion always yields a string, so `port: ${PORT:-9000}`
 // or `enabled: ${FLAG:-true}` must be turned into the number/boolean the schema wants.
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: true });
+// verbose: an error carries its schema, so an unknown key can be compared with the keys that schema knows.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: true, verbose: true });
 const validateConfig = ajv.compile(ConfigSchema);
 const validateBackendByType = Object.fromEntries(BACKEND_TYPES.map((t) => [t, ajv.compile(BackendSchemaByType[t])])) as Record<BackendType, ValidateFunction>;
+/** Keys of each backend type, to judge the keys of a backend whose `type` is missing or wrong. */
+const backendKeysByType = Object.fromEntries(BACKEND_TYPES.map((t) => [t, Object.keys(propertiesOf(BackendSchemaByType[t]))])) as Record<BackendType, string[]>;
+const anyBackendKeys = new Set(Object.values(backendKeysByType).flat());
 
 export function loadConfigFile(filePath: string, opts: { env?: NodeJS.ProcessEnv; resolveSecrets?: SecretResolver } = {}): LoadedConfig {
   let text: string;
@@ -144,11 +149,17 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
     }
     const type = (spec as { type?: unknown }).type;
     if (!BACKEND_TYPES.includes(type as BackendType)) {
-      problems.push({ path: `${base}.type`, message: `must be one of ${BACKEND_TYPES.join(', ')} (got ${JSON.stringify(type)})` });
+      const choices = BACKEND_TYPES.join(', ');
+      problems.push({
+        path: `${base}.type`,
+        message: type === undefined ? `is required (one of ${choices})` : `must be one of ${choices} (got ${JSON.stringify(type)})`,
+      });
+      // Which keys are wrong cannot wait for the type: `typ: stdio` is most likely the very key that is missing.
+      problems.push(...unknownBackendKeys(spec as Record<string, unknown>, base));
       continue;
     }
     const validate = validateBackendByType[type as BackendType];
-    if (!validate(spec)) problems.push(...validate.errors!.map((e) => toProblem(e, base)));
+    if (!validate(spec)) problems.push(...validate.errors!.map((e) => toProblem(e, base, type as BackendType)));
     else problems.push(...clientKeyProblems(name, spec as BackendSpec));
   }
   return problems;
@@ -167,7 +178,30 @@ function clientKeyProblems(name: string, spec: BackendSpec): ConfigProblem[] {
   }
 }
 
-function toProblem(e: ErrorObject, base: string): ConfigProblem {
+/** Keys of a backend that no backend type knows, with the key each most likely meant. */
+function unknownBackendKeys(spec: Record<string, unknown>, base: string): ConfigProblem[] {
+  return Object.keys(spec)
+    .filter((key) => !anyBackendKeys.has(key))
+    .map((key) => ({ path: `${base}.${key}`, message: unknownKeyMessage(key, anyBackendKeys) }));
+}
+
+function unknownKeyMessage(key: string, known: Iterable<string>): string {
+  const meant = closestKey(key, known);
+  return meant === undefined ? 'unknown key' : `unknown key; did you mean \`${meant}\`?`;
+}
+
+/** An unknown key of a backend that is a key of another transport says so: `url` on a stdio backend. */
+function otherTransportHint(key: string, type: BackendType): string {
+  const owners = BACKEND_TYPES.filter((t) => t !== type && backendKeysByType[t].includes(key));
+  return owners.length > 0 ? ` (a key of ${owners.join(' and ')} backends, not of ${type})` : '';
+}
+
+function propertiesOf(schema: unknown): Record<string, unknown> {
+  const props = (schema as { properties?: unknown } | undefined)?.properties;
+  return props && typeof props === 'object' ? (props as Record<string, unknown>) : {};
+}
+
+function toProblem(e: ErrorObject, base: string, backendType?: BackendType): ConfigProblem {
   const segments = e.instancePath
     .split('/')
     .slice(1)
@@ -176,8 +210,11 @@ function toProblem(e: ErrorObject, base: string): ConfigProblem {
   if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
   const path = [base, ...segments].filter(Boolean).join('.');
   let message = e.message ?? 'is invalid';
-  if (e.keyword === 'additionalProperties') message = 'unknown key';
-  else if (e.keyword === 'required') message = 'is required';
+  if (e.keyword === 'additionalProperties') {
+    const key = String(e.params.additionalProperty);
+    message = unknownKeyMessage(key, Object.keys(propertiesOf(e.parentSchema)));
+    if (backendType && e.instancePath === '') message += otherTransportHint(key, backendType);
+  } else if (e.keyword === 'required') message = 'is required';
   else if (e.keyword === 'enum' || e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)}`;
   else if (e.keyword === 'anyOf') message = 'has a value that is not one of the allowed choices';
   return { path, message };
