@@ -15,6 +15,7 @@ import { loadConfigFile, type LoadedConfig, type SecretResolver } from './config
 import { ConfigWatcher } from './config/config-watcher.js';
 import type { StatusView } from './status/status-store.js';
 import { toBackendRecord } from './status/backend-record.js';
+import { HiddenCapabilityReporter } from './status/hidden-capabilities.js';
 import type { HealthProber } from './health/health-prober.js';
 import { ControlLoop, type LoopPolicy, type ReconnectResult } from './loop/control-loop.js';
 import type { ContainerManagerPort } from './loop/container-step.js';
@@ -48,6 +49,12 @@ export class GatewayController {
     containers?: ContainerManagerPort,
   ) {
     this.loop = new ControlLoop({ backends: loaded.config.backends, serving, events, log, containers, policy: loopPolicy(loaded.config) });
+    const hidden = new HiddenCapabilityReporter(
+      events,
+      (name) => Object.hasOwn(this.config.backends, name),
+      () => this.config.conflict_resolution.strategy,
+    );
+    serving.on('registry', (snapshot) => hidden.observe(snapshot));
   }
 
   get config(): GatewayConfig {

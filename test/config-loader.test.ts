@@ -365,3 +365,88 @@ backends:
     ).not.toThrow();
   });
 });
+
+describe('config: exposed tool names', () => {
+  it('refuses a rename target that breaks the MCP tool-name rules, naming the characters without printing them raw', () => {
+    const { problems } = problemsOf(`backends:
+  a:
+    type: stdio
+    command: node
+    rename:
+      tools:
+        echo: { name: "every_\u00e9cho \u2713 \u202eevil" }
+        long: { name: "${'x'.repeat(129)}" }
+        fine: { name: "ok_name-1.2" }
+      prompts:
+        greet: { name: "prompts are not tools" }
+`);
+    const echo = problemAt(problems, 'backends.a.rename.tools.echo.name');
+    expect(echo.line).toBe(7);
+    expect(echo.message).toContain('is not a valid tool name');
+    expect(echo.message).toContain('a space');
+    expect(echo.message).toContain('"é" (U+00E9)');
+    expect(echo.message).toContain('U+202E');
+    expect(echo.message).toContain('letters, digits, "_", "-" and "."');
+    // The right-to-left override itself never reaches the message (it would reorder the terminal line).
+    expect(echo.message).not.toContain('\u202e');
+    expect(problemAt(problems, 'backends.a.rename.tools.long.name').message).toContain('129 characters');
+    expect(problems.map((p) => p.path).sort()).toEqual(['backends.a.rename.tools.echo.name', 'backends.a.rename.tools.long.name']);
+  });
+
+  it('under prefix, checks the name clients would see, prefix and separator included', () => {
+    const target = 'x'.repeat(126);
+    const text = (strategy: string) =>
+      `conflict_resolution: { strategy: ${strategy} }\nbackends:\n  ab:\n    type: stdio\n    command: node\n    rename: { tools: { t: { name: ${target} } } }\n`;
+    const p = problemAt(problemsOf(text('prefix')).problems, 'backends.ab.rename.tools.t.name');
+    expect(p.message).toMatch(/with its prefix as "ab_x+" .*129 characters/);
+    expect(p.line).toBe(6);
+    expect(() => parseConfigText(text('first-wins'))).not.toThrow();
+  });
+
+  it('refuses a separator that no tool name may hold', () => {
+    const p = problemAt(problemsOf('conflict_resolution: { separator: " / " }\n').problems, 'conflict_resolution.separator');
+    expect(p.message).toMatch(/letters, digits/);
+    expect(p.line).toBe(1);
+  });
+});
+
+describe('config: conflict strategy priority', () => {
+  it('accepts an order of configured backends', () => {
+    const cfg = parseConfigText(
+      'conflict_resolution:\n  strategy: priority\n  order: [b, a]\nbackends:\n  a: { type: stdio, command: node }\n  b: { type: stdio, command: node }\n  c: { type: stdio, command: node }\n',
+    );
+    expect(cfg.conflict_resolution).toEqual({ strategy: 'priority', separator: '_', order: ['b', 'a'] });
+  });
+
+  it('a name in order that is not a backend is an error at its path and line, with the backend it most likely meant', () => {
+    const { problems } = problemsOf(`conflict_resolution:
+  strategy: priority
+  order:
+    - backend-a
+    - backend-c
+    - nothing-like-it
+backends:
+  backend-a: { type: stdio, command: node }
+  backend-b: { type: stdio, command: node }
+`);
+    expect(problemAt(problems, 'conflict_resolution.order.1')).toMatchObject({
+      message: "no backend named 'backend-c' in `backends`; did you mean `backend-a`?",
+      line: 5,
+    });
+    expect(problemAt(problems, 'conflict_resolution.order.2')).toMatchObject({ message: "no backend named 'nothing-like-it' in `backends`", line: 6 });
+    expect(problems).toHaveLength(2);
+  });
+
+  it('order is refused with another strategy, and a name twice is refused', () => {
+    const other = problemAt(
+      problemsOf('conflict_resolution: { strategy: first-wins, order: [a] }\nbackends:\n  a: { type: stdio, command: node }\n').problems,
+      'conflict_resolution.order',
+    );
+    expect(other.message).toMatch(/only by strategy `priority`/);
+    expect(other.line).toBe(1);
+    problemAt(
+      problemsOf('conflict_resolution: { strategy: priority, order: [a, a] }\nbackends:\n  a: { type: stdio, command: node }\n').problems,
+      'conflict_resolution.order',
+    );
+  });
+});

@@ -14,13 +14,16 @@ import {
   BACKEND_NAME_PATTERN,
   BACKEND_TYPES,
   DEFAULT_TIMEOUTS,
+  SEPARATOR_PATTERN,
   type GatewayConfig,
   type BackendType,
   type BackendSpec,
 } from '../../schemas/config.js';
 import { ConfigError, type ConfigProblem } from '../../schemas/errors.js';
+import { TOOL_NAME_PATTERN, toolNameProblem } from '../../schemas/tool-name.js';
 import { expandEnv } from './env-expand.js';
 import { closestKey } from './key-suggestion.js';
+import { nameProblems } from './name-checks.js';
 import { mapStrings } from '../../runtime/map-strings.js';
 import { privateKeyJwtAuth } from '../../runtime/auth/private-key-jwt.js';
 
@@ -94,7 +97,7 @@ export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; r
   // Schema problems too, so one run shows them all; except at a key whose value
   // could not be expanded (or resolved): that one is already reported.
   const unresolved = problems.map((p) => p.path);
-  problems.push(...schemaProblems(expanded).filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
+  problems.push(...[...schemaProblems(expanded), ...nameProblems(expanded)].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {
     for (const p of problems) Object.assign(p, positionOf(doc, lineCounter, p.path));
     throw new ConfigError(formatProblems('Invalid config', problems), problems);
@@ -196,6 +199,13 @@ function otherTransportHint(key: string, type: BackendType): string {
   return owners.length > 0 ? ` (a key of ${owners.join(' and ')} backends, not of ${type})` : '';
 }
 
+/** What a pattern means, instead of ajv's `must match pattern "^…$"`; undefined for patterns that read well enough. */
+function patternMessage(pattern: string, value: unknown): string | undefined {
+  if (pattern === TOOL_NAME_PATTERN) return toolNameProblem(String(value));
+  if (pattern === SEPARATOR_PATTERN) return 'may use letters, digits, "_", "-" and "." only (it becomes part of every tool name under `prefix`)';
+  return undefined;
+}
+
 function propertiesOf(schema: unknown): Record<string, unknown> {
   const props = (schema as { properties?: unknown } | undefined)?.properties;
   return props && typeof props === 'object' ? (props as Record<string, unknown>) : {};
@@ -215,6 +225,7 @@ function toProblem(e: ErrorObject, base: string, backendType?: BackendType): Con
     message = unknownKeyMessage(key, Object.keys(propertiesOf(e.parentSchema)));
     if (backendType && e.instancePath === '') message += otherTransportHint(key, backendType);
   } else if (e.keyword === 'required') message = 'is required';
+  else if (e.keyword === 'pattern') message = patternMessage(String(e.params.pattern), e.data) ?? message;
   else if (e.keyword === 'enum' || e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)}`;
   else if (e.keyword === 'anyOf') message = 'has a value that is not one of the allowed choices';
   return { path, message };
