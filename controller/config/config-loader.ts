@@ -5,7 +5,7 @@
  * ConfigError listing every key path at fault, so one run shows them all.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isMap, isSeq, isScalar, isNode, type Document } from 'yaml';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import {
@@ -24,6 +24,7 @@ import { TOOL_NAME_PATTERN, toolNameProblem } from '../../schemas/tool-name.js';
 import { expandEnv } from './env-expand.js';
 import { closestKey } from './key-suggestion.js';
 import { nameProblems } from './name-checks.js';
+import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
 import { privateKeyJwtAuth } from '../../runtime/auth/private-key-jwt.js';
 
@@ -71,10 +72,17 @@ export function loadConfigFile(filePath: string, opts: { env?: NodeJS.ProcessEnv
   } catch (err) {
     throw new ConfigError(`Cannot read config file ${filePath}: ${(err as Error).message}`, [{ path: '', message: (err as Error).message }]);
   }
-  return { config: parseConfigText(text, opts), filePath, loadedAt: new Date() };
+  return { config: parseConfigText(text, { ...opts, configDir: dirname(resolve(filePath)) }), filePath, loadedAt: new Date() };
 }
 
-export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; resolveSecrets?: SecretResolver } = {}): GatewayConfig {
+export interface ParseOptions {
+  env?: NodeJS.ProcessEnv;
+  resolveSecrets?: SecretResolver;
+  /** The config file's folder: relative paths are made absolute against it (see ./relative-paths.ts). */
+  configDir?: string;
+}
+
+export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayConfig {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -103,6 +111,7 @@ export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; r
     throw new ConfigError(formatProblems('Invalid config', problems), problems);
   }
   applyBackendDefaults(expanded as GatewayConfig);
+  if (opts.configDir !== undefined) resolveConfigPaths(expanded as GatewayConfig, opts.configDir);
   return expanded as GatewayConfig;
 }
 
