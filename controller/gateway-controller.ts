@@ -16,6 +16,7 @@ import { loadConfigFile, type LoadedConfig, type SecretResolver } from './config
 import { ConfigWatcher } from './config/config-watcher.js';
 import type { StatusView, StatusWriter } from './status/status-store.js';
 import { toBackendRecord } from './status/backend-record.js';
+import { HiddenCapabilityReporter } from './status/hidden-capabilities.js';
 import type { HealthProber } from './health/health-prober.js';
 import { ControlLoop, type LoopPolicy, type ReconnectResult } from './loop/control-loop.js';
 import type { ContainerManagerPort } from './loop/container-step.js';
@@ -70,6 +71,12 @@ export class GatewayController {
       containers: d.containers,
       policy: loopPolicy(d.loaded.config),
     });
+    const hidden = new HiddenCapabilityReporter(
+      d.events,
+      (name) => Object.hasOwn(this.config.backends, name),
+      () => this.config.conflict_resolution.strategy,
+    );
+    d.serving.on('routes', (table) => hidden.observe(table));
   }
 
   get config(): GatewayConfig {

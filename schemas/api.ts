@@ -101,6 +101,10 @@ export const ToolInfoSchema = Type.Object({
   input_schema: FreeObject('JSON Schema of the arguments.'),
   filtered: Type.Boolean({ description: 'Hidden from clients by the backend filters.' }),
   renamed: Type.Boolean(),
+  hidden_by: Type.Optional(
+    Type.String({ description: 'Hidden from clients: this backend keeps the same exposed name (conflict strategy `first-wins` or `priority`).' }),
+  ),
+  name_error: Type.Optional(Type.String({ description: 'Hidden from clients: the exposed name breaks the MCP tool-name rules, and why.' })),
 });
 export const ResourceInfoSchema = Type.Object({
   uri: Type.String(),

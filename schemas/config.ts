@@ -7,6 +7,7 @@
  */
 import { Type, type Static, type TSchema, type TProperties } from '@sinclair/typebox';
 import { LOG_LEVELS } from './log-levels.js';
+import { TOOL_NAME_CHARACTER, TOOL_NAME_PATTERN } from './tool-name.js';
 
 /** A closed object whose missing value defaults to `{}` so nested defaults apply. */
 const Section = <T extends TProperties>(props: T, description: string) => Type.Object(props, { additionalProperties: false, default: {}, description });
@@ -37,18 +38,18 @@ const Filters = Type.Object(
   { additionalProperties: false },
 );
 
-const Rename = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1 })),
-    description: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
-);
+const rename = <T extends TSchema>(name: T) =>
+  Type.Object({ name: Type.Optional(name), description: Type.Optional(Type.String()) }, { additionalProperties: false });
 
 const Renames = Type.Object(
   {
-    tools: Type.Optional(Type.Record(Type.String(), Rename)),
-    prompts: Type.Optional(Type.Record(Type.String(), Rename)),
+    tools: Type.Optional(
+      Type.Record(
+        Type.String(),
+        rename(Type.String({ pattern: TOOL_NAME_PATTERN, description: 'MCP tool-name rules: letters, digits, `_`, `-`, `.`; 1 to 128 characters.' })),
+      ),
+    ),
+    prompts: Type.Optional(Type.Record(Type.String(), rename(Type.String({ minLength: 1 })))),
   },
   { additionalProperties: false, description: 'Keyed by the original name at the backend.' },
 );
@@ -181,7 +182,10 @@ export const BackendSchemaByType: Record<BackendType, TSchema> = {
 
 export const BackendSchema = Type.Union([StdioBackendSchema, SseBackendSchema, StreamableHttpBackendSchema]);
 
-export const CONFLICT_STRATEGIES = ['prefix', 'first-wins', 'error'] as const;
+/** Part of every exposed name under `prefix`, so it may only hold what a tool name may. */
+export const SEPARATOR_PATTERN = `^${TOOL_NAME_CHARACTER}*$`;
+
+export const CONFLICT_STRATEGIES = ['prefix', 'first-wins', 'priority', 'error'] as const;
 
 export const ConfigSchema = Type.Object(
   {
@@ -221,7 +225,13 @@ export const ConfigSchema = Type.Object(
           CONFLICT_STRATEGIES.map((s) => Type.Literal(s)),
           { default: 'prefix' },
         ),
-        separator: Type.String({ default: '_' }),
+        separator: Type.String({ default: '_', pattern: SEPARATOR_PATTERN }),
+        order: Type.Optional(
+          Type.Array(Type.String({ minLength: 1 }), {
+            uniqueItems: true,
+            description: 'Strategy `priority`: backends in the order they win a name; backends not listed come after, in config order.',
+          }),
+        ),
       },
       'What happens when two backends expose the same tool or prompt name.',
     ),

@@ -4,7 +4,7 @@
  */
 import { describe, it, expect, afterEach } from 'vitest';
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -191,9 +191,11 @@ describe('cli: gateway server', () => {
     const valid = run(['config', 'validate', 'config.yaml']);
     expect(await valid.exited).toBe(0);
     const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
-    // From the repository root (relative backend paths), on a free port, without writing into the repository.
+    // A copy beside a link to node_modules (its relative backend paths are relative to the config file's folder),
+    // on a free port, without writing into the repository.
     const example = readFileSync(join(repoRoot(), 'config.yaml'), 'utf8');
     const cfg = writeYaml(dir, 'example.yaml', example.replace('file: logs/audit.jsonl', `file: ${join(dir, 'audit.jsonl')}`));
+    symlinkSync(join(repoRoot(), 'node_modules'), join(dir, 'node_modules'));
     const gw = run(['server', '--config', cfg, '--port', '0'], { env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } });
     const [, url] = await gw.match(/Streamable HTTP\s+(http:\/\/\S+\/mcp)\b/);
     const client = await connect(url);

@@ -164,6 +164,41 @@ conflict_resolution:
     }
   });
 
+  it('a typo of a required key is reported as an unknown key too, with the key it most likely meant', () => {
+    const { problems, message } = problemsOf(`backends:
+  a:
+    typ: stdio
+    command: node
+  b:
+    type: stdio
+    comand: node
+    timeouts: { conect_s: 1 }
+  c:
+    type: sse
+    url: http://x
+    hedaers: {}
+    zzz: 1
+server:
+  hots: x
+`);
+    expect(problemAt(problems, 'backends.a.type')).toMatchObject({ message: expect.stringMatching(/required.*stdio, sse, streamable-http/), line: 2 });
+    expect(problemAt(problems, 'backends.a.typ')).toMatchObject({ message: 'unknown key; did you mean `type`?', line: 3, column: 5 });
+    expect(problemAt(problems, 'backends.b.command')).toMatchObject({ message: 'is required', line: 5 });
+    expect(problemAt(problems, 'backends.b.comand')).toMatchObject({ message: 'unknown key; did you mean `command`?', line: 7, column: 5 });
+    expect(problemAt(problems, 'backends.b.timeouts.conect_s')).toMatchObject({ message: 'unknown key; did you mean `connect_s`?', line: 8 });
+    expect(problemAt(problems, 'backends.c.hedaers')).toMatchObject({ message: 'unknown key; did you mean `headers`?', line: 12 });
+    // Nothing close: no guess.
+    expect(problemAt(problems, 'backends.c.zzz')).toMatchObject({ message: 'unknown key', line: 13 });
+    expect(problemAt(problems, 'server.hots').message).toBe('unknown key; did you mean `host`?');
+    expect(message).toContain('backends.a.typ (line 3, column 5): unknown key; did you mean `type`?');
+  });
+
+  it('an unknown key of a backend whose type is wrong is still reported, and a key of another transport says so', () => {
+    const { problems } = problemsOf('backends:\n  w:\n    type: websocket\n    comand: x\n  s:\n    type: stdio\n    command: node\n    url: http://x\n');
+    expect(problemAt(problems, 'backends.w.comand')).toMatchObject({ message: 'unknown key; did you mean `command`?', line: 4 });
+    expect(problemAt(problems, 'backends.s.url').message).toBe('unknown key (a key of sse and streamable-http backends, not of stdio)');
+  });
+
   it('checks each backend against the keys of its own transport', () => {
     const { problems } = problemsOf(`backends:
   s:
@@ -328,5 +363,90 @@ backends:
         'backends:\n  remote:\n    type: sse\n    url: http://127.0.0.1:1/sse\n    auth: { type: oauth, client_id: machine, private_key: "secret:KEY" }\n',
       ),
     ).not.toThrow();
+  });
+});
+
+describe('config: exposed tool names', () => {
+  it('refuses a rename target that breaks the MCP tool-name rules, naming the characters without printing them raw', () => {
+    const { problems } = problemsOf(`backends:
+  a:
+    type: stdio
+    command: node
+    rename:
+      tools:
+        echo: { name: "every_\u00e9cho \u2713 \u202eevil" }
+        long: { name: "${'x'.repeat(129)}" }
+        fine: { name: "ok_name-1.2" }
+      prompts:
+        greet: { name: "prompts are not tools" }
+`);
+    const echo = problemAt(problems, 'backends.a.rename.tools.echo.name');
+    expect(echo.line).toBe(7);
+    expect(echo.message).toContain('is not a valid tool name');
+    expect(echo.message).toContain('a space');
+    expect(echo.message).toContain('"é" (U+00E9)');
+    expect(echo.message).toContain('U+202E');
+    expect(echo.message).toContain('letters, digits, "_", "-" and "."');
+    // The right-to-left override itself never reaches the message (it would reorder the terminal line).
+    expect(echo.message).not.toContain('\u202e');
+    expect(problemAt(problems, 'backends.a.rename.tools.long.name').message).toContain('129 characters');
+    expect(problems.map((p) => p.path).sort()).toEqual(['backends.a.rename.tools.echo.name', 'backends.a.rename.tools.long.name']);
+  });
+
+  it('under prefix, checks the name clients would see, prefix and separator included', () => {
+    const target = 'x'.repeat(126);
+    const text = (strategy: string) =>
+      `conflict_resolution: { strategy: ${strategy} }\nbackends:\n  ab:\n    type: stdio\n    command: node\n    rename: { tools: { t: { name: ${target} } } }\n`;
+    const p = problemAt(problemsOf(text('prefix')).problems, 'backends.ab.rename.tools.t.name');
+    expect(p.message).toMatch(/with its prefix as "ab_x+" .*129 characters/);
+    expect(p.line).toBe(6);
+    expect(() => parseConfigText(text('first-wins'))).not.toThrow();
+  });
+
+  it('refuses a separator that no tool name may hold', () => {
+    const p = problemAt(problemsOf('conflict_resolution: { separator: " / " }\n').problems, 'conflict_resolution.separator');
+    expect(p.message).toMatch(/letters, digits/);
+    expect(p.line).toBe(1);
+  });
+});
+
+describe('config: conflict strategy priority', () => {
+  it('accepts an order of configured backends', () => {
+    const cfg = parseConfigText(
+      'conflict_resolution:\n  strategy: priority\n  order: [b, a]\nbackends:\n  a: { type: stdio, command: node }\n  b: { type: stdio, command: node }\n  c: { type: stdio, command: node }\n',
+    );
+    expect(cfg.conflict_resolution).toEqual({ strategy: 'priority', separator: '_', order: ['b', 'a'] });
+  });
+
+  it('a name in order that is not a backend is an error at its path and line, with the backend it most likely meant', () => {
+    const { problems } = problemsOf(`conflict_resolution:
+  strategy: priority
+  order:
+    - backend-a
+    - backend-c
+    - nothing-like-it
+backends:
+  backend-a: { type: stdio, command: node }
+  backend-b: { type: stdio, command: node }
+`);
+    expect(problemAt(problems, 'conflict_resolution.order.1')).toMatchObject({
+      message: "no backend named 'backend-c' in `backends`; did you mean `backend-a`?",
+      line: 5,
+    });
+    expect(problemAt(problems, 'conflict_resolution.order.2')).toMatchObject({ message: "no backend named 'nothing-like-it' in `backends`", line: 6 });
+    expect(problems).toHaveLength(2);
+  });
+
+  it('order is refused with another strategy, and a name twice is refused', () => {
+    const other = problemAt(
+      problemsOf('conflict_resolution: { strategy: first-wins, order: [a] }\nbackends:\n  a: { type: stdio, command: node }\n').problems,
+      'conflict_resolution.order',
+    );
+    expect(other.message).toMatch(/only by strategy `priority`/);
+    expect(other.line).toBe(1);
+    problemAt(
+      problemsOf('conflict_resolution: { strategy: priority, order: [a, a] }\nbackends:\n  a: { type: stdio, command: node }\n').problems,
+      'conflict_resolution.order',
+    );
   });
 });

@@ -197,3 +197,99 @@ describe('core: conflicts under strategy error', () => {
     expect(await whoami(client, 'whoami')).toEqual({ name: 'dup', pid: pidOf(h, 'zeta') });
   });
 });
+
+describe('core: conflicts under strategy priority', () => {
+  let h: Harness;
+  let client: Client;
+  beforeAll(async () => {
+    h = await startGateway({
+      // Config order zeta, alpha, gamma; priority gamma, alpha, then the rest (zeta). gamma connects last.
+      conflict_resolution: { strategy: 'priority', order: ['gamma', 'alpha'] },
+      controller: { backoff_initial_ms: 100, backoff_max_ms: 400, backoff_jitter: 0 },
+      backends: {
+        zeta: stdio(['--name', 'dup', '--tools', 'shared,zonly']),
+        alpha: stdio(['--name', 'dup', '--tools', 'shared,aonly']),
+        gamma: slowStdio(['--name', 'gam', '--tools', 'aonly']),
+      },
+    });
+    client = await h.connect();
+  });
+  afterAll(() => h?.close());
+
+  const record = (name: string) => h.gateway.controller.backendRecords().find((r) => r.name === name)!;
+  interface ToolInfo {
+    name: string;
+    backend: string;
+    filtered: boolean;
+    hidden_by?: string;
+  }
+  const capabilityTools = async () => ((await (await fetch(`${h.url}/manage/v1/capabilities?type=tools`)).json()) as { tools: ToolInfo[] }).tools;
+  const hiddenBy = (tools: ToolInfo[], backend: string, name: string) => tools.find((t) => t.backend === backend && t.name === name)?.hidden_by;
+
+  it('the first backend in order wins each name, unlisted ones follow in config order; names are never prefixed', async () => {
+    expectArrivedFirst(h, 'alpha', 'gamma');
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toEqual(expect.arrayContaining(['whoami', 'echo', 'shared', 'zonly', 'aonly']));
+    expect(names.some((n) => /^(zeta|alpha|gamma)_/.test(n))).toBe(false);
+
+    expect(await whoami(client, 'whoami')).toEqual({ name: 'gam', pid: pidOf(h, 'gamma') });
+    expect(text(await client.callTool({ name: 'aonly', arguments: {} }))).toBe('gam:aonly');
+    const map = await routeMapOf(h);
+    expect(map.shared).toEqual(['alpha', 'shared']); // listed alpha beats zeta, first in config
+    expect(map.zonly).toEqual(['zeta', 'zonly']);
+    expect(map['fixture://dup/info']).toEqual(['alpha', 'fixture://dup/info']);
+    const greeting = await client.getPrompt({ name: 'greet', arguments: { name: 'x' } });
+    expect(greeting.messages[0].content).toMatchObject({ text: 'Hello x from gam' });
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet']);
+    for (const r of h.gateway.controller.backendRecords()) expect(r.phase).toBe('Ready');
+  });
+
+  it('the losers are hidden, not renamed: GET /capabilities names the winner, and a warning event per loser says it', async () => {
+    const tools = await capabilityTools();
+    expect(hiddenBy(tools, 'zeta', 'shared')).toBe('alpha');
+    expect(hiddenBy(tools, 'zeta', 'whoami')).toBe('gamma');
+    expect(hiddenBy(tools, 'alpha', 'aonly')).toBe('gamma');
+    expect(hiddenBy(tools, 'alpha', 'whoami')).toBe('gamma');
+    for (const served of [
+      ['gamma', 'whoami'],
+      ['gamma', 'aonly'],
+      ['alpha', 'shared'],
+      ['zeta', 'zonly'],
+    ]) {
+      const entry = tools.find((t) => t.backend === served[0] && t.name === served[1]);
+      expect(entry, served.join(' ')).toMatchObject({ filtered: false });
+      expect(entry).not.toHaveProperty('hidden_by');
+    }
+
+    // The latest report: gamma connected last, so zeta's first report was made before gamma took its names.
+    const zeta = h.gateway.events
+      .list()
+      .filter((e) => e.stage === 'conflict' && e.backend === 'zeta')
+      .at(-1)!;
+    expect(zeta.severity).toBe('warning');
+    expect(zeta.message).toMatch(/^zeta: \d+ hidden from clients by conflict strategy priority: /);
+    expect(zeta.message).toMatch(/'gamma' keeps \d+ \(tool "echo"/);
+    expect(zeta.message).toMatch(/'alpha' keeps \d+ \(tool "shared", resource "fixture:\/\/dup\/info"/);
+    expect(zeta.details.hidden).toContainEqual({ kind: 'tool', name: 'shared', winner: 'alpha' });
+    expect(zeta.details.hidden).toContainEqual({ kind: 'prompt', name: 'greet', winner: 'gamma' });
+    const alpha = await h.waitForEvent((e) => e.stage === 'conflict' && e.backend === 'alpha' && JSON.stringify(e.details).includes('aonly'));
+    expect(alpha.details.hidden).toContainEqual({ kind: 'tool', name: 'aonly', winner: 'gamma' });
+    expect(h.gateway.events.list().some((e) => e.stage === 'conflict' && e.backend === 'gamma')).toBe(false);
+  });
+
+  it('when the winner goes away the next in order serves the name; when it returns it wins again', async () => {
+    const notes = collectNotifications(client);
+    const oldGamma = pidOf(h, 'gamma')!;
+    process.kill(oldGamma, 'SIGKILL');
+    await notes.waitFor('notifications/tools/list_changed');
+    await waitFor(async () => (await routeMapOf(h)).aonly?.[0] === 'alpha', 'alpha to serve aonly');
+    expect(await whoami(client, 'whoami')).toEqual({ name: 'dup', pid: pidOf(h, 'alpha') });
+    expect(text(await client.callTool({ name: 'aonly', arguments: {} }))).toBe('dup:aonly');
+
+    await waitFor(() => record('gamma').phase === 'Ready' && pidOf(h, 'gamma') !== oldGamma, 'gamma to reconnect');
+    await waitFor(async () => (await routeMapOf(h)).aonly?.[0] === 'gamma', 'gamma to win aonly again');
+    expect(await whoami(client, 'whoami')).toEqual({ name: 'gam', pid: pidOf(h, 'gamma') });
+    expect(hiddenBy(await capabilityTools(), 'alpha', 'aonly')).toBe('gamma');
+  });
+});

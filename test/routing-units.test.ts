@@ -1,6 +1,6 @@
 /**
  * The routing layer on its own, without processes or HTTP: the route table
- * (filters, renames, the three conflict strategies, templates, names of
+ * (filters, renames, the four conflict strategies, invalid tool names, templates, names of
  * backends that are down, the gateway's own exact names), the router (one
  * path for every operation through the interceptors, completion included,
  * "not ready" distinct from "unknown") and the session store (TTL, limits,
@@ -103,6 +103,38 @@ describe('route table', () => {
     const strict = buildRouteTable([input('a', ['wf']), { ...input('skill:s', ['wf']), exact: true }], { strategy: 'error', separator: '_' });
     expect(strict.rejected.size).toBe(0);
     expect(strict.tools.get('wf')!.backend).toBe('a');
+  });
+
+  it('priority: backends in `order` claim names first, the rest follow in config order, the gateway’s own names stay last', () => {
+    const t = buildRouteTable([input('a', ['x', 'y', 'z']), input('b', ['x', 'y']), input('c', ['x', 'w']), { ...input('skill:s', ['w', 'v']), exact: true }], {
+      strategy: 'priority',
+      separator: '_',
+      order: ['c', 'b'],
+    });
+    expect(t.tools.get('x')!.backend).toBe('c');
+    expect(t.tools.get('y')!.backend).toBe('b');
+    expect(t.tools.get('z')!.backend).toBe('a');
+    expect(t.tools.get('w')!.backend).toBe('c');
+    expect(t.tools.get('v')!.backend).toBe('skill:s');
+    // Hidden, not renamed: the losers keep their names and say who won.
+    const hidden = t.all.tools.filter((e) => e.hiddenBy !== undefined).map((e) => `${e.backend}:${e.tool.name}<${e.hiddenBy}`);
+    expect(hidden.sort()).toEqual(['a:x<c', 'a:y<b', 'b:x<c', 'skill:s:w<c']);
+    expect(t.rejected.size).toBe(0);
+    // Without an order it is first-wins.
+    expect(buildRouteTable([input('a', ['x']), input('b', ['x'])], { strategy: 'priority', separator: '_' }).tools.get('x')!.backend).toBe('a');
+  });
+
+  it('a tool whose exposed name breaks the MCP rules is left out, says why, and never clashes', () => {
+    const t = buildRouteTable([input('a', ['bad name', 'ok']), input('b', ['bad name'], { rename: { tools: { 'bad name': { name: 'good' } } } })], {
+      strategy: 'first-wins',
+      separator: '_',
+    });
+    expect(t.lists.tools.map((x) => x.name)).toEqual(['ok', 'good']);
+    expect(t.all.tools.find((e) => e.original === 'bad name' && e.backend === 'a')!.nameError).toMatch(/a space/);
+    expect(t.conflicts).toEqual([]);
+    const long = buildRouteTable([input('abc', ['n'.repeat(125)])], { strategy: 'prefix', separator: '_' });
+    expect(long.tools.size).toBe(0);
+    expect(long.all.tools[0].nameError).toMatch(/129 characters/);
   });
 });
 

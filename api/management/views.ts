@@ -69,6 +69,8 @@ export function capabilitiesView(snap: RouteTable, q: Partial<CapabilitiesQuery>
         input_schema: e.tool.inputSchema,
         filtered: e.filtered,
         renamed: e.renamed,
+        ...(e.hiddenBy !== undefined ? { hidden_by: e.hiddenBy } : {}),
+        ...(e.nameError !== undefined ? { name_error: e.nameError } : {}),
       })),
     resources: [...snap.resources.values()]
       .filter((e) => want('resources', e.backend, e.resource.uri, e.resource.name))

@@ -5,7 +5,7 @@
  * ConfigError listing every key path at fault, so one run shows them all.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isMap, isSeq, isScalar, isNode, type Document } from 'yaml';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import {
@@ -14,12 +14,17 @@ import {
   BACKEND_NAME_PATTERN,
   BACKEND_TYPES,
   DEFAULT_TIMEOUTS,
+  SEPARATOR_PATTERN,
   type GatewayConfig,
   type BackendType,
   type BackendSpec,
 } from '../../schemas/config.js';
 import { ConfigError, type ConfigProblem } from '../../schemas/errors.js';
+import { TOOL_NAME_PATTERN, toolNameProblem } from '../../schemas/tool-name.js';
 import { expandEnv } from './env-expand.js';
+import { closestKey } from './key-suggestion.js';
+import { nameProblems } from './name-checks.js';
+import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
 import { privateKeyJwtAuth } from '../../runtime/auth/private-key-jwt.js';
 
@@ -52,9 +57,13 @@ export function locateConfigFile(explicit?: string, cwd = process.cwd()): string
 // Compiled once per process: validators are the expensive part of ajv.
 // coerceTypes: `${VAR}` expansion always yields a string, so `port: ${PORT:-9000}`
 // or `enabled: ${FLAG:-true}` must be turned into the number/boolean the schema wants.
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: true });
+// verbose: an error carries its schema, so an unknown key can be compared with the keys that schema knows.
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: true, verbose: true });
 const validateConfig = ajv.compile(ConfigSchema);
 const validateBackendByType = Object.fromEntries(BACKEND_TYPES.map((t) => [t, ajv.compile(BackendSchemaByType[t])])) as Record<BackendType, ValidateFunction>;
+/** Keys of each backend type, to judge the keys of a backend whose `type` is missing or wrong. */
+const backendKeysByType = Object.fromEntries(BACKEND_TYPES.map((t) => [t, Object.keys(propertiesOf(BackendSchemaByType[t]))])) as Record<BackendType, string[]>;
+const anyBackendKeys = new Set(Object.values(backendKeysByType).flat());
 
 export function loadConfigFile(filePath: string, opts: { env?: NodeJS.ProcessEnv; resolveSecrets?: SecretResolver } = {}): LoadedConfig {
   let text: string;
@@ -63,10 +72,17 @@ export function loadConfigFile(filePath: string, opts: { env?: NodeJS.ProcessEnv
   } catch (err) {
     throw new ConfigError(`Cannot read config file ${filePath}: ${(err as Error).message}`, [{ path: '', message: (err as Error).message }]);
   }
-  return { config: parseConfigText(text, opts), filePath, loadedAt: new Date() };
+  return { config: parseConfigText(text, { ...opts, configDir: dirname(resolve(filePath)) }), filePath, loadedAt: new Date() };
 }
 
-export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; resolveSecrets?: SecretResolver } = {}): GatewayConfig {
+export interface ParseOptions {
+  env?: NodeJS.ProcessEnv;
+  resolveSecrets?: SecretResolver;
+  /** The config file's folder: relative paths are made absolute against it (see ./relative-paths.ts). */
+  configDir?: string;
+}
+
+export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayConfig {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -89,12 +105,13 @@ export function parseConfigText(text: string, opts: { env?: NodeJS.ProcessEnv; r
   // Schema problems too, so one run shows them all; except at a key whose value
   // could not be expanded (or resolved): that one is already reported.
   const unresolved = problems.map((p) => p.path);
-  problems.push(...schemaProblems(expanded).filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
+  problems.push(...[...schemaProblems(expanded), ...nameProblems(expanded)].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {
     for (const p of problems) Object.assign(p, positionOf(doc, lineCounter, p.path));
     throw new ConfigError(formatProblems('Invalid config', problems), problems);
   }
   applyBackendDefaults(expanded as GatewayConfig);
+  if (opts.configDir !== undefined) resolveConfigPaths(expanded as GatewayConfig, opts.configDir);
   return expanded as GatewayConfig;
 }
 
@@ -144,11 +161,17 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
     }
     const type = (spec as { type?: unknown }).type;
     if (!BACKEND_TYPES.includes(type as BackendType)) {
-      problems.push({ path: `${base}.type`, message: `must be one of ${BACKEND_TYPES.join(', ')} (got ${JSON.stringify(type)})` });
+      const choices = BACKEND_TYPES.join(', ');
+      problems.push({
+        path: `${base}.type`,
+        message: type === undefined ? `is required (one of ${choices})` : `must be one of ${choices} (got ${JSON.stringify(type)})`,
+      });
+      // Which keys are wrong cannot wait for the type: `typ: stdio` is most likely the very key that is missing.
+      problems.push(...unknownBackendKeys(spec as Record<string, unknown>, base));
       continue;
     }
     const validate = validateBackendByType[type as BackendType];
-    if (!validate(spec)) problems.push(...validate.errors!.map((e) => toProblem(e, base)));
+    if (!validate(spec)) problems.push(...validate.errors!.map((e) => toProblem(e, base, type as BackendType)));
     else problems.push(...clientKeyProblems(name, spec as BackendSpec));
   }
   return problems;
@@ -167,7 +190,37 @@ function clientKeyProblems(name: string, spec: BackendSpec): ConfigProblem[] {
   }
 }
 
-function toProblem(e: ErrorObject, base: string): ConfigProblem {
+/** Keys of a backend that no backend type knows, with the key each most likely meant. */
+function unknownBackendKeys(spec: Record<string, unknown>, base: string): ConfigProblem[] {
+  return Object.keys(spec)
+    .filter((key) => !anyBackendKeys.has(key))
+    .map((key) => ({ path: `${base}.${key}`, message: unknownKeyMessage(key, anyBackendKeys) }));
+}
+
+function unknownKeyMessage(key: string, known: Iterable<string>): string {
+  const meant = closestKey(key, known);
+  return meant === undefined ? 'unknown key' : `unknown key; did you mean \`${meant}\`?`;
+}
+
+/** An unknown key of a backend that is a key of another transport says so: `url` on a stdio backend. */
+function otherTransportHint(key: string, type: BackendType): string {
+  const owners = BACKEND_TYPES.filter((t) => t !== type && backendKeysByType[t].includes(key));
+  return owners.length > 0 ? ` (a key of ${owners.join(' and ')} backends, not of ${type})` : '';
+}
+
+/** What a pattern means, instead of ajv's `must match pattern "^…$"`; undefined for patterns that read well enough. */
+function patternMessage(pattern: string, value: unknown): string | undefined {
+  if (pattern === TOOL_NAME_PATTERN) return toolNameProblem(String(value));
+  if (pattern === SEPARATOR_PATTERN) return 'may use letters, digits, "_", "-" and "." only (it becomes part of every tool name under `prefix`)';
+  return undefined;
+}
+
+function propertiesOf(schema: unknown): Record<string, unknown> {
+  const props = (schema as { properties?: unknown } | undefined)?.properties;
+  return props && typeof props === 'object' ? (props as Record<string, unknown>) : {};
+}
+
+function toProblem(e: ErrorObject, base: string, backendType?: BackendType): ConfigProblem {
   const segments = e.instancePath
     .split('/')
     .slice(1)
@@ -176,8 +229,12 @@ function toProblem(e: ErrorObject, base: string): ConfigProblem {
   if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
   const path = [base, ...segments].filter(Boolean).join('.');
   let message = e.message ?? 'is invalid';
-  if (e.keyword === 'additionalProperties') message = 'unknown key';
-  else if (e.keyword === 'required') message = 'is required';
+  if (e.keyword === 'additionalProperties') {
+    const key = String(e.params.additionalProperty);
+    message = unknownKeyMessage(key, Object.keys(propertiesOf(e.parentSchema)));
+    if (backendType && e.instancePath === '') message += otherTransportHint(key, backendType);
+  } else if (e.keyword === 'required') message = 'is required';
+  else if (e.keyword === 'pattern') message = patternMessage(String(e.params.pattern), e.data) ?? message;
   else if (e.keyword === 'enum' || e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)}`;
   else if (e.keyword === 'anyOf') message = 'has a value that is not one of the allowed choices';
   return { path, message };

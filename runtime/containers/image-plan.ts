@@ -9,7 +9,7 @@
  * rebuilds and a changed one always does.
  */
 import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { GatewayConfig, StdioBackendSpec } from '../../schemas/config.js';
 import { commandName, commandPackages, imageKind, type ImageKind } from './command-kind.js';
 import { buildRecipe, CONTAINER_HOME, PACKAGE_DIR, RECIPE_VERSION } from './build-recipe.js';
@@ -43,11 +43,17 @@ export interface ImagePlan {
   };
 }
 
+/**
+ * `spec.cwd` is the backend's working directory on the host: the config
+ * loader makes it absolute (the config file's folder by default), so the
+ * container sees the files a bare process would. `cwd` only serves specs that
+ * did not come from a config file.
+ */
 export function planImage(backend: string, spec: StdioBackendSpec, containers: ContainersConfig, cwd = process.cwd()): ImagePlan {
   const kind = imageKind(spec.command);
   const args = spec.args ?? [];
   const workdirOnHost = resolve(cwd, spec.cwd ?? '.');
-  const mounts = localScriptMounts(args, workdirOnHost);
+  const mounts = localScriptMounts([...projectCommand(spec.command, kind, workdirOnHost), ...args], workdirOnHost);
   const fromCommand = commandPackages(spec.command, args);
   const extra = spec.container?.packages ?? [];
   const packages = [...fromCommand, ...extra];
@@ -65,6 +71,18 @@ export function planImage(backend: string, spec: StdioBackendSpec, containers: C
   const recipe = buildRecipe({ backend, kind, base, commandPackages: fromCommand, extraPackages: extra });
   const hash = sha256(JSON.stringify({ v: RECIPE_VERSION, base, kind, command: spec.command, args, packages, recipe }));
   return { backend, kind, build: { base, recipe, packages, hash, repository: `localhost/mcp-gateway/${repositoryName(backend)}` }, run };
+}
+
+/**
+ * A generic command that is a file of the backend's own folder (`./server.sh`
+ * beside the config) is mounted like a script argument; any other command
+ * (`/bin/sh`, a tool on PATH) must come from the image: a system folder of
+ * the host is never mounted over the container's.
+ */
+function projectCommand(command: string, kind: ImageKind, workdirOnHost: string): string[] {
+  if (kind !== 'generic' || !isAbsolute(command) || dirname(workdirOnHost) === workdirOnHost) return [];
+  const inside = relative(workdirOnHost, command);
+  return inside !== '' && inside.split(sep)[0] !== '..' && !isAbsolute(inside) ? [command] : [];
 }
 
 function runEnv(kind: ImageKind, hasPackages: boolean): Record<string, string> {

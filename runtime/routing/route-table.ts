@@ -10,13 +10,13 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { BackendSpec, ConflictStrategy, FilterRuleSpec } from '../../schemas/config.js';
-
-type Renames = NonNullable<BackendSpec['rename']>['tools'];
+import { toolNameProblem } from '../../schemas/tool-name.js';
 import type { BackendCatalog } from '../backends/backend-catalog.js';
 import { compileFilter } from './name-filter.js';
 
 /** The lists a client sees (resource templates change with resources). */
 export type ListKind = 'tools' | 'prompts' | 'resources';
+type Renames = NonNullable<BackendSpec['rename']>['tools'];
 
 export interface Route {
   backend: string;
@@ -29,17 +29,23 @@ export interface ToolEntry extends Route {
   renamed: boolean;
   /** Hidden by the backend's filters: listed for operators, never exposed to clients. */
   filtered: boolean;
+  /** Hidden because this backend keeps the same exposed name (strategies `first-wins`, `priority`). */
+  hiddenBy?: string;
+  /** Hidden because the exposed name breaks the MCP tool-name rules: why. */
+  nameError?: string;
 }
 
 export interface PromptEntry extends Route {
   prompt: Prompt;
   renamed: boolean;
   filtered: boolean;
+  hiddenBy?: string;
 }
 
 export interface ResourceEntry extends Route {
   resource: Resource;
   filtered: boolean;
+  hiddenBy?: string;
 }
 
 export interface TemplateEntry extends Route {
@@ -90,16 +96,20 @@ export interface RouteTable {
 export interface ConflictPolicy {
   strategy: ConflictStrategy;
   separator: string;
+  /** Strategy `priority`: the backends that win a name, first first; the others follow in config order. */
+  order?: readonly string[];
 }
 
 export const emptyRouteTable = (): RouteTable => buildRouteTable([], { strategy: 'prefix', separator: '_' });
 
 /**
- * Backends must be given in config order: that order decides every conflict.
+ * Backends must be given in config order: that order decides every conflict
+ * (under `priority`, after the backends its `order` names).
  * `resting` are backends not serving now, with the catalog they last served:
  * their names fill `unavailable` where no serving backend holds them.
  */
-export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy, resting: BackendInput[] = []): RouteTable {
+export function buildRouteTable(inConfigOrder: BackendInput[], policy: ConflictPolicy, resting: BackendInput[] = []): RouteTable {
+  const backends = precedence(inConfigOrder, policy);
   const snap: RouteTable = {
     tools: new Map(),
     prompts: new Map(),
@@ -121,10 +131,10 @@ export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy
     }
     admit(snap, candidate, clashes);
   }
-  for (const backend of resting) {
+  for (const backend of precedence(resting, policy)) {
     const candidate = exposeBackend(backend, policy);
     const entries: Array<[string, Route]> = [
-      ...candidate.tools.map((t): [string, Route] => [t.tool.name, t]),
+      ...candidate.tools.filter((t) => !t.nameError).map((t): [string, Route] => [t.tool.name, t]),
       ...candidate.prompts.map((p): [string, Route] => [p.prompt.name, p]),
       ...candidate.resources.map((r): [string, Route] => [r.resource.uri, r]),
     ];
@@ -140,7 +150,22 @@ export function buildRouteTable(backends: BackendInput[], policy: ConflictPolicy
   return snap;
 }
 
-/** Finds the template entry whose URI template matches, in config order. */
+/**
+ * The order in which backends claim names. `priority` moves the backends its
+ * `order` lists to the front, in that order (a stable sort keeps config order
+ * among the rest); the gateway's own capabilities (`exact`) stay last.
+ */
+function precedence(backends: BackendInput[], policy: ConflictPolicy): BackendInput[] {
+  if (policy.strategy !== 'priority' || !policy.order?.length) return backends;
+  const order = policy.order;
+  const rank = (b: BackendInput) => {
+    const listed = order.indexOf(b.name);
+    return b.exact ? order.length + 1 : listed >= 0 ? listed : order.length;
+  };
+  return [...backends].sort((a, b) => rank(a) - rank(b));
+}
+
+/** Finds the template entry whose URI template matches, in the order backends claim names. */
 export function matchTemplate(snap: RouteTable, uri: string): TemplateEntry | undefined {
   return snap.templates.find((t) => t.matcher.match(uri) !== null);
 }
@@ -165,7 +190,14 @@ function exposeBackend({ name, spec, catalog, exact }: BackendInput, policy: Con
       return { backend: name, original: item.name, exposed, renamed: rename !== undefined, filtered: !passes(item.name) };
     });
   };
-  const tools = named(catalog.tools, spec.filters?.tools, spec.rename?.tools).map(({ exposed, ...e }): ToolEntry => ({ ...e, tool: exposed }));
+  // A name that breaks the MCP tool-name rules (a space, a right-to-left override, over 128 characters) is
+  // left out rather than sanitised: a rewritten name could collide with another or look like one the backend
+  // never had, while the operator can give it a valid name with `rename` (keyed by the original name). The
+  // controller reports it (controller/status/hidden-capabilities.ts) and GET /capabilities says why.
+  const tools = named(catalog.tools, spec.filters?.tools, spec.rename?.tools).map(({ exposed, ...e }): ToolEntry => {
+    const nameError = toolNameProblem(exposed.name);
+    return { ...e, tool: exposed, ...(nameError !== undefined ? { nameError } : {}) };
+  });
   const prompts = named(catalog.prompts, spec.filters?.prompts, spec.rename?.prompts).map(({ exposed, ...e }): PromptEntry => ({ ...e, prompt: exposed }));
   // URIs are identifiers with meaning to the client; they are never rewritten. Filters match the URI or the name (a deny on either wins).
   const resources = catalog.resources.map((resource): ResourceEntry => ({
@@ -192,7 +224,7 @@ function findClashes(snap: RouteTable, c: Candidate): Conflict[] {
     const owner = map.get(key);
     if (owner && owner.backend !== c.name) clashes.push({ kind, name: key, winner: owner.backend, loser: c.name });
   };
-  for (const t of c.tools) if (!t.filtered) check('tool', snap.tools, t.tool.name);
+  for (const t of c.tools) if (!t.filtered && !t.nameError) check('tool', snap.tools, t.tool.name);
   for (const p of c.prompts) if (!p.filtered) check('prompt', snap.prompts, p.prompt.name);
   for (const r of c.resources) if (!r.filtered) check('resource', snap.resources, r.resource.uri);
   // The same URI template twice (the same server configured twice) would be listed twice and only the first could ever match.
@@ -204,19 +236,23 @@ function findClashes(snap: RouteTable, c: Candidate): Conflict[] {
 }
 
 function admit(snap: RouteTable, c: Candidate, clashes: Conflict[]): void {
-  const lost = new Set(clashes.map((x) => `${x.kind}:${x.name}`));
+  // Which backend keeps each name this one lost; the entry says so (GET /capabilities shows it).
+  const lost = new Map(clashes.map((x) => [`${x.kind}:${x.name}`, x.winner]));
   snap.conflicts.push(...clashes);
   for (const t of c.tools) {
-    snap.all.tools.push(t);
-    if (!t.filtered && !lost.has(`tool:${t.tool.name}`)) snap.tools.set(t.tool.name, t);
+    const winner = lost.get(`tool:${t.tool.name}`);
+    snap.all.tools.push(winner === undefined || t.filtered ? t : { ...t, hiddenBy: winner });
+    if (!t.filtered && !t.nameError && winner === undefined) snap.tools.set(t.tool.name, t);
   }
   for (const p of c.prompts) {
-    snap.all.prompts.push(p);
-    if (!p.filtered && !lost.has(`prompt:${p.prompt.name}`)) snap.prompts.set(p.prompt.name, p);
+    const winner = lost.get(`prompt:${p.prompt.name}`);
+    snap.all.prompts.push(winner === undefined || p.filtered ? p : { ...p, hiddenBy: winner });
+    if (!p.filtered && winner === undefined) snap.prompts.set(p.prompt.name, p);
   }
   for (const r of c.resources) {
-    snap.all.resources.push(r);
-    if (!r.filtered && !lost.has(`resource:${r.resource.uri}`)) snap.resources.set(r.resource.uri, r);
+    const winner = lost.get(`resource:${r.resource.uri}`);
+    snap.all.resources.push(winner === undefined || r.filtered ? r : { ...r, hiddenBy: winner });
+    if (!r.filtered && winner === undefined) snap.resources.set(r.resource.uri, r);
   }
   snap.templates.push(...c.templates.filter((t) => !lost.has(`resource:${t.template.uriTemplate}`)));
 }
