@@ -18,6 +18,7 @@ import { controlRoutes } from './routes/control.js';
 import { registryRoutes } from './routes/registry.js';
 import { skillRoutes } from './routes/skills.js';
 import { proxyRoutes } from './routes/proxy.js';
+import { toolSearchRoutes } from './routes/tool-search.js';
 
 export type { ManagementContext, ListenAddress } from './context.js';
 
@@ -46,6 +47,7 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   registryRoutes(app, ctx);
   skillRoutes(app, ctx);
   proxyRoutes(app, ctx);
+  toolSearchRoutes(app, ctx);
 
   let document: Record<string, unknown> | undefined;
   app.get('/openapi.json', async () => (document ??= openapi.document()));

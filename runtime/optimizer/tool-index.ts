@@ -1,0 +1,186 @@
+/**
+ * The search index over the exposed tools (MiniSearch: BM25+ ranking, prefix
+ * and typo-tolerant matching). Each tool is indexed by its name split into
+ * words, its title, description, argument names and descriptions, and its
+ * backend's name and group; a query is analysed the same way and expanded
+ * with related words (synonyms.ts). Updated in place: only the tools whose
+ * definition changed are removed and added again.
+ */
+import MiniSearch, { type SearchResult } from 'minisearch';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ALL_STEPS, splitWords, termOf, type AnalysisSteps } from './text-analysis.js';
+import { expansionsOf } from './synonyms.js';
+
+/** One tool as the index sees it. */
+export interface IndexedTool {
+  /** The exposed name (what a client calls). */
+  name: string;
+  tool: Tool;
+  backend: string;
+  group: string;
+}
+
+export interface ToolMatch {
+  name: string;
+  description: string;
+  inputSchema: Tool['inputSchema'];
+  backend: string;
+  score: number;
+}
+
+/** Which of the search's steps are on: all of them in the gateway; the bench switches them one by one. */
+export interface SearchSteps extends AnalysisSteps {
+  /** Name and title count more than the description, which counts more than argument texts. */
+  fieldWeights: boolean;
+  /** A query word matches the words it begins ("crea" → create). */
+  prefix: boolean;
+  /** A query word matches words one or two letters away ("isue" → issue). */
+  fuzzy: boolean;
+  /** A query word also looks for related words (synonyms.ts). */
+  synonyms: boolean;
+}
+
+export const ALL_SEARCH_STEPS: SearchSteps = { ...ALL_STEPS, fieldWeights: true, prefix: true, fuzzy: true, synonyms: true };
+
+const FIELDS = ['name', 'title', 'description', 'args', 'backend'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** How much a match in each field counts (with `fieldWeights`). */
+const FIELD_WEIGHTS: Record<Field, number> = { name: 3, title: 2, description: 1, args: 0.5, backend: 1.5 };
+/** How much a related word counts against a word the caller typed. */
+const EXPANSION_WEIGHT = 0.35;
+/** Above this share of changed tools, building a new index is cheaper than patching the old one. */
+const REBUILD_SHARE = 0.5;
+
+export interface SearchOptions {
+  limit: number;
+  /** The tools the caller may see (default: all). */
+  visible?: (name: string) => boolean;
+}
+
+export class ToolIndex {
+  private mini: MiniSearch<IndexedTool>;
+  /** Exposed name → the indexed entry and the signature it was indexed with. */
+  private entries = new Map<string, { entry: IndexedTool; signature: string }>();
+
+  constructor(private readonly steps: SearchSteps = ALL_SEARCH_STEPS) {
+    this.mini = this.create();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Makes the index hold exactly these tools. */
+  replace(tools: readonly IndexedTool[]): void {
+    const next = new Map(tools.map((entry) => [entry.name, { entry, signature: signatureOf(entry) }]));
+    const stale = [...this.entries].filter(([name, old]) => next.get(name)?.signature !== old.signature).map(([name]) => name);
+    const fresh = [...next.values()].filter(({ entry, signature }) => this.entries.get(entry.name)?.signature !== signature).map((e) => e.entry);
+    if (stale.length + fresh.length > REBUILD_SHARE * Math.max(next.size, 1) || this.mini.dirtCount > this.mini.documentCount) {
+      this.mini = this.create();
+      this.mini.addAll(tools);
+    } else {
+      for (const name of stale) this.mini.discard(name);
+      this.mini.addAll(fresh);
+    }
+    this.entries = next;
+  }
+
+  /** The best matches for a request in words, best first; nothing matching is an empty list. */
+  search(query: string, opts: SearchOptions): ToolMatch[] {
+    const typed = this.queryTerms(query);
+    if (typed.length === 0) return [];
+    const related = this.steps.synonyms ? [...new Set(typed.flatMap(expansionsOf))].filter((t) => !typed.includes(t)) : [];
+    const expanded = new Set(related);
+    const results = this.mini.search([...typed, ...related].join(' '), {
+      ...(opts.visible ? { filter: (r: SearchResult) => opts.visible!(r.id as string) } : {}),
+      boostTerm: (term) => (expanded.has(term) ? EXPANSION_WEIGHT : 1),
+    });
+    return results.slice(0, opts.limit).map((r) => this.match(r));
+  }
+
+  /** Names close to one that does not exist (a typo, a missing prefix), best first. */
+  closestNames(name: string, count: number, visible?: (name: string) => boolean): string[] {
+    const terms = this.queryTerms(name);
+    if (terms.length === 0) return [];
+    return this.mini
+      .search(terms.join(' '), {
+        fields: ['name'],
+        fuzzy: 0.34,
+        prefix: true,
+        ...(visible ? { filter: (r: SearchResult) => visible(r.id as string) } : {}),
+      })
+      .slice(0, count)
+      .map((r) => r.id as string);
+  }
+
+  private queryTerms(query: string): string[] {
+    return [...new Set(splitWords(query).flatMap((w) => termOf(w, this.steps) ?? []))];
+  }
+
+  private match(r: SearchResult): ToolMatch {
+    const { entry } = this.entries.get(r.id as string)!;
+    return {
+      name: entry.name,
+      description: entry.tool.description ?? '',
+      inputSchema: entry.tool.inputSchema,
+      backend: entry.backend,
+      score: Math.round(r.score * 1000) / 1000,
+    };
+  }
+
+  private create(): MiniSearch<IndexedTool> {
+    const steps = this.steps;
+    return new MiniSearch<IndexedTool>({
+      idField: 'name',
+      fields: [...FIELDS],
+      extractField: (doc, field) => fieldText(doc, field as Field),
+      tokenize: splitWords,
+      processTerm: (word) => termOf(word, steps),
+      searchOptions: {
+        // Query terms arrive analysed (queryTerms): the index's analysis must not run on them twice.
+        tokenize: (text) => text.split(' '),
+        processTerm: (term) => term,
+        boost: steps.fieldWeights ? FIELD_WEIGHTS : {},
+        prefix: steps.prefix ? (term) => term.length >= 3 : false,
+        fuzzy: steps.fuzzy ? (term) => (term.length >= 5 ? 0.2 : false) : false,
+        combineWith: 'OR',
+      },
+      autoVacuum: { batchSize: 5000, batchWait: 10, minDirtCount: 50, minDirtFactor: 0.2 },
+    });
+  }
+}
+
+function fieldText(doc: IndexedTool, field: Field): string {
+  switch (field) {
+    case 'name':
+      return doc.name;
+    case 'title':
+      return doc.tool.title ?? doc.tool.annotations?.title ?? '';
+    case 'description':
+      return doc.tool.description ?? '';
+    case 'args':
+      return argumentText(doc.tool.inputSchema);
+    case 'backend':
+      return `${doc.backend} ${doc.group}`;
+  }
+}
+
+/** Argument names and descriptions, nested objects included (one level of arrays and objects is enough for real schemas). */
+function argumentText(schema: unknown, depth = 0): string {
+  if (typeof schema !== 'object' || schema === null || depth > 3) return '';
+  const s = schema as { properties?: Record<string, unknown>; items?: unknown; description?: unknown };
+  const parts: string[] = [];
+  for (const [name, prop] of Object.entries(s.properties ?? {})) {
+    parts.push(name);
+    const description = (prop as { description?: unknown } | null)?.description;
+    if (typeof description === 'string') parts.push(description);
+    parts.push(argumentText(prop, depth + 1));
+  }
+  if (s.items) parts.push(argumentText(s.items, depth + 1));
+  return parts.filter(Boolean).join(' ');
+}
+
+function signatureOf(e: IndexedTool): string {
+  return `${e.backend}\u0000${e.group}\u0000${JSON.stringify(e.tool)}`;
+}
