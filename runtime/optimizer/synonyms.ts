@@ -95,10 +95,15 @@ export function expansionsOf(term: string): readonly string[] {
 }
 
 function buildExpansions(groups: readonly string[]): Map<string, string[]> {
+  // Stop words (the "how" of "how far") would match nearly every tool: they are left out. So is a word
+  // of two groups ("open" a file or a page, "start" a process or a new thing): which one is meant, only
+  // the rest of the request says, and expanding both would pull in tools that do something else.
+  const lines = groups.map((line) => [...new Set(splitWords(line).flatMap((w) => termOf(w, ALL_STEPS) ?? []))]);
+  const groupsOf = new Map<string, number>();
+  for (const terms of lines) for (const t of terms) groupsOf.set(t, (groupsOf.get(t) ?? 0) + 1);
   const out = new Map<string, Set<string>>();
-  for (const line of groups) {
-    // Stop words (the "how" of "how far") would match nearly every tool: they are left out.
-    const terms = [...new Set(splitWords(line).flatMap((w) => termOf(w, ALL_STEPS) ?? []))];
+  for (const line of lines) {
+    const terms = line.filter((t) => groupsOf.get(t) === 1);
     for (const t of terms) {
       const set = out.get(t) ?? new Set<string>();
       for (const u of terms) if (u !== t) set.add(u);

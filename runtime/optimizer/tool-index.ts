@@ -45,10 +45,41 @@ export const ALL_SEARCH_STEPS: SearchSteps = { ...ALL_STEPS, fieldWeights: true,
 const FIELDS = ['name', 'title', 'description', 'args', 'backend'] as const;
 type Field = (typeof FIELDS)[number];
 
-/** How much a match in each field counts (with `fieldWeights`). */
-const FIELD_WEIGHTS: Record<Field, number> = { name: 3, title: 2, description: 1, args: 0.5, backend: 1.5 };
-/** How much a related word counts against a word the caller typed. */
-const EXPANSION_WEIGHT = 0.35;
+/** The numbers of the ranking (the bench tries others on the tuning half of its requests). */
+export interface SearchTuning {
+  /** How much a match in each field counts (with `fieldWeights`). */
+  fieldWeights: Record<Field, number>;
+  /** How much the related words of one typed word count together, against the word itself. */
+  expansionWeight: number;
+  /** MiniSearch's BM25+ parameters: term saturation, length normalisation, the floor of a matching term. */
+  bm25: { k: number; b: number; d: number };
+  /**
+   * Only the first words of a description are indexed (0: all). The first
+   * sentences say what a tool does; pages of usage instructions after them
+   * (some tools have 2,000 words) would otherwise match nearly any request.
+   */
+  descriptionWords: number;
+  /** A typed word is expanded only when at most this many tools have it (a word the catalog speaks needs no help). */
+  expandBelow: number;
+}
+
+export const DEFAULT_TUNING: SearchTuning = {
+  fieldWeights: { name: 3, title: 2, description: 1, args: 0.5, backend: 1.5 },
+  expansionWeight: 0.6,
+  // Classic BM25 (no BM25+ floor): a word matched once in a long text should not count for much.
+  bm25: { k: 1.2, b: 0.75, d: 0 },
+  descriptionWords: 60,
+  expandBelow: 10,
+};
+
+/** MiniSearch's own ranking, the whole description indexed, every typed word expanded: the bench's starting point. */
+export const PLAIN_TUNING: SearchTuning = {
+  ...DEFAULT_TUNING,
+  expansionWeight: 0.35,
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  descriptionWords: 0,
+  expandBelow: Infinity,
+};
 /** Above this share of changed tools, building a new index is cheaper than patching the old one. */
 const REBUILD_SHARE = 0.5;
 
@@ -63,7 +94,10 @@ export class ToolIndex {
   /** Exposed name → the indexed entry and the signature it was indexed with. */
   private entries = new Map<string, { entry: IndexedTool; signature: string }>();
 
-  constructor(private readonly steps: SearchSteps = ALL_SEARCH_STEPS) {
+  constructor(
+    private readonly steps: SearchSteps = ALL_SEARCH_STEPS,
+    private readonly tuning: SearchTuning = DEFAULT_TUNING,
+  ) {
     this.mini = this.create();
   }
 
@@ -90,11 +124,18 @@ export class ToolIndex {
   search(query: string, opts: SearchOptions): ToolMatch[] {
     const typed = this.queryTerms(query);
     if (typed.length === 0) return [];
-    const related = this.steps.synonyms ? [...new Set(typed.flatMap(expansionsOf))].filter((t) => !typed.includes(t)) : [];
-    const expanded = new Set(related);
-    const results = this.mini.search([...typed, ...related].join(' '), {
+    // Each related word weighs the typed word's share divided among its related words: a word with many does not drown the others.
+    const weights = new Map<string, number>(typed.map((t) => [t, 1]));
+    if (this.steps.synonyms) {
+      for (const t of typed) {
+        if (this.tuning.expandBelow !== Infinity && this.documentFrequency(t) > this.tuning.expandBelow) continue;
+        const related = expansionsOf(t).filter((r) => !weights.has(r) || weights.get(r)! < 1);
+        for (const r of related) weights.set(r, Math.max(weights.get(r) ?? 0, this.tuning.expansionWeight / related.length));
+      }
+    }
+    const results = this.mini.search([...weights.keys()].join(' '), {
       ...(opts.visible ? { filter: (r: SearchResult) => opts.visible!(r.id as string) } : {}),
-      boostTerm: (term) => (expanded.has(term) ? EXPANSION_WEIGHT : 1),
+      boostTerm: (term) => weights.get(term) ?? 1,
     });
     return results.slice(0, opts.limit).map((r) => this.match(r));
   }
@@ -112,6 +153,10 @@ export class ToolIndex {
       })
       .slice(0, count)
       .map((r) => r.id as string);
+  }
+
+  private documentFrequency(term: string): number {
+    return this.mini.search(term, { prefix: false, fuzzy: false }).length;
   }
 
   private queryTerms(query: string): string[] {
@@ -134,14 +179,15 @@ export class ToolIndex {
     return new MiniSearch<IndexedTool>({
       idField: 'name',
       fields: [...FIELDS],
-      extractField: (doc, field) => fieldText(doc, field as Field),
+      extractField: (doc, field) => fieldText(doc, field as Field, this.tuning.descriptionWords),
       tokenize: splitWords,
       processTerm: (word) => termOf(word, steps),
       searchOptions: {
         // Query terms arrive analysed (queryTerms): the index's analysis must not run on them twice.
         tokenize: (text) => text.split(' '),
         processTerm: (term) => term,
-        boost: steps.fieldWeights ? FIELD_WEIGHTS : {},
+        boost: steps.fieldWeights ? this.tuning.fieldWeights : {},
+        bm25: this.tuning.bm25,
         prefix: steps.prefix ? (term) => term.length >= 3 : false,
         fuzzy: steps.fuzzy ? (term) => (term.length >= 5 ? 0.2 : false) : false,
         combineWith: 'OR',
@@ -151,14 +197,14 @@ export class ToolIndex {
   }
 }
 
-function fieldText(doc: IndexedTool, field: Field): string {
+function fieldText(doc: IndexedTool, field: Field, descriptionWords: number): string {
   switch (field) {
     case 'name':
       return doc.name;
     case 'title':
       return doc.tool.title ?? doc.tool.annotations?.title ?? '';
     case 'description':
-      return doc.tool.description ?? '';
+      return firstWords(doc.tool.description ?? '', descriptionWords);
     case 'args':
       return argumentText(doc.tool.inputSchema);
     case 'backend':
@@ -179,6 +225,12 @@ function argumentText(schema: unknown, depth = 0): string {
   }
   if (s.items) parts.push(argumentText(s.items, depth + 1));
   return parts.filter(Boolean).join(' ');
+}
+
+function firstWords(text: string, count: number): string {
+  if (count <= 0) return text;
+  const words = text.split(/\s+/);
+  return words.length <= count ? text : words.slice(0, count).join(' ');
 }
 
 function signatureOf(e: IndexedTool): string {
