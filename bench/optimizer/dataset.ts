@@ -37,7 +37,7 @@ export function exposedTools(catalogs: Catalog[], copies = 1): IndexedTool[] {
   const out: IndexedTool[] = [];
   for (let copy = 0; copy < copies; copy++) {
     for (const c of catalogs) {
-      const backend = copy === 0 ? c.server : `${c.server}${copy}`;
+      const backend = copy === 0 ? c.server : `c${copy}_${c.server}`;
       for (const tool of c.tools) out.push({ name: `${backend}_${tool.name}`, tool: { ...tool, name: `${backend}_${tool.name}` }, backend, group: 'default' });
     }
   }

@@ -112,7 +112,7 @@ export class ToolIndex {
     const fresh = [...next.values()].filter(({ entry, signature }) => this.entries.get(entry.name)?.signature !== signature).map((e) => e.entry);
     if (stale.length + fresh.length > REBUILD_SHARE * Math.max(next.size, 1) || this.mini.dirtCount > this.mini.documentCount) {
       this.mini = this.create();
-      this.mini.addAll(tools);
+      this.mini.addAll([...next.values()].map((e) => e.entry));
     } else {
       for (const name of stale) this.mini.discard(name);
       this.mini.addAll(fresh);
