@@ -147,10 +147,24 @@ describe('ToolOptimizer: the list clients see', () => {
     expect(optimizer.handles('find_tool')).toBe(false);
   });
 
-  it('searches the newest route table, even before its scheduled rebuild', () => {
+  it('searches the newest route table, even before its scheduled update, also when it changes during an update', async () => {
     const { source, optimizer } = optimizerOver(table([tool('echo', 'Echo')]));
-    expect(optimizer.search('gizmo')).toEqual([]);
-    (source as { routes: RouteTable }).routes = table([tool('echo', 'Echo'), tool('gizmo', 'Reticulates a gizmo')]);
-    expect(optimizer.search('gizmo').map((m) => m.name)).toEqual(['b_gizmo']);
+    expect(await optimizer.search('gizmo')).toEqual([]);
+    const routes = source as { routes: RouteTable };
+    routes.routes = table([tool('echo', 'Echo'), tool('gizmo', 'Reticulates a gizmo')]);
+    const during = optimizer.search('gizmo');
+    // A newer table while that update runs: the search answers from the newest.
+    routes.routes = table([tool('gizmo', 'Reticulates a gizmo'), tool('widget', 'Frobs a widget')]);
+    expect((await during).map((m) => m.name)).toEqual(['b_gizmo']);
+    expect((await optimizer.search('widget')).map((m) => m.name)).toEqual(['b_widget']);
+  });
+
+  it('a chunked build answers like a direct one', async () => {
+    const direct = new ToolIndex();
+    direct.replace(CATALOG);
+    const chunked = new ToolIndex();
+    await chunked.replaceInChunks(CATALOG);
+    for (const q of ['creating issues', 'how high above sea level', 'remove this file'])
+      expect(chunked.search(q, { limit: 5 })).toEqual(direct.search(q, { limit: 5 }));
   });
 });

@@ -41,12 +41,20 @@ export async function optimizerSection(root: string): Promise<OptimizerResults> 
   );
   console.log(`not in the top 5 (${quality.misses.length}):\n  ${quality.misses.join('\n  ')}`);
 
-  const latency = latencyFigures(catalogs, requests);
+  const latency = await latencyFigures(catalogs, requests);
   console.log('\n## Search latency and index build');
   console.log(
     table(
-      ['tools', 'search p50 ms', 'search p99 ms', 'build ms', 'update one backend ms'],
-      latency.map((r) => [String(r.tools), f(r.search_p50_ms, 3), f(r.search_p99_ms, 3), f(r.build_ms, 1), f(r.update_one_backend_ms, 1)]),
+      ['tools', 'search p50 ms', 'search p99 ms', 'build ms', 'chunked build ms', 'longest stall ms', 'update one backend ms'],
+      latency.map((r) => [
+        String(r.tools),
+        f(r.search_p50_ms, 3),
+        f(r.search_p99_ms, 3),
+        f(r.build_ms, 1),
+        f(r.chunked_build_ms, 1),
+        f(r.chunked_longest_stall_ms, 1),
+        f(r.update_one_backend_ms, 1),
+      ]),
     ),
   );
   return {

@@ -32,9 +32,9 @@ export interface ToolMatch {
 export interface SearchSteps extends AnalysisSteps {
   /** Name and title count more than the description, which counts more than argument texts. */
   fieldWeights: boolean;
-  /** A query word matches the words it begins ("crea" → create). */
+  /** A query word of 4 letters or more matches the words it begins ("crea" → create). */
   prefix: boolean;
-  /** A query word matches words one or two letters away ("isue" → issue). */
+  /** A query word of 5 letters or more matches words one letter away (two from 10 letters: "isue" → issue). */
   fuzzy: boolean;
   /** A query word also looks for related words (synonyms.ts). */
   synonyms: boolean;
@@ -49,7 +49,7 @@ type Field = (typeof FIELDS)[number];
 export interface SearchTuning {
   /** How much a match in each field counts (with `fieldWeights`). */
   fieldWeights: Record<Field, number>;
-  /** How much the related words of one typed word count together, against the word itself. */
+  /** How much one related word counts against the typed word, divided by the square root of how many it has. */
   expansionWeight: number;
   /** MiniSearch's BM25+ parameters: term saturation, length normalisation, the floor of a matching term. */
   bm25: { k: number; b: number; d: number };
@@ -82,6 +82,8 @@ export const PLAIN_TUNING: SearchTuning = {
 };
 /** Above this share of changed tools, building a new index is cheaper than patching the old one. */
 const REBUILD_SHARE = 0.5;
+/** Tools indexed between two turns of the event loop in a chunked build (a few milliseconds each). */
+const BUILD_CHUNK = 50;
 
 export interface SearchOptions {
   limit: number;
@@ -105,37 +107,67 @@ export class ToolIndex {
     return this.entries.size;
   }
 
-  /** Makes the index hold exactly these tools. */
+  /** Makes the index hold exactly these tools (at once: the bench and small catalogs). */
   replace(tools: readonly IndexedTool[]): void {
+    const plan = this.plan(tools);
+    if (plan.rebuild) {
+      const mini = this.create();
+      mini.addAll(plan.entries);
+      this.mini = mini;
+    } else this.patch(plan.stale, plan.fresh);
+    this.entries = plan.next;
+  }
+
+  /**
+   * The same, building a new index in chunks with the event loop free between
+   * them (10,000 tools take seconds); the old index answers until the new one
+   * is complete. Callers must not run two at once.
+   */
+  async replaceInChunks(tools: readonly IndexedTool[]): Promise<void> {
+    const plan = this.plan(tools);
+    if (plan.rebuild) {
+      const mini = this.create();
+      await mini.addAllAsync(plan.entries, { chunkSize: BUILD_CHUNK });
+      this.mini = mini;
+    } else this.patch(plan.stale, plan.fresh);
+    this.entries = plan.next;
+  }
+
+  /** What a replace must do: patch the changed tools in, or build anew when most changed. */
+  private plan(tools: readonly IndexedTool[]) {
     const next = new Map(tools.map((entry) => [entry.name, { entry, signature: signatureOf(entry) }]));
     const stale = [...this.entries].filter(([name, old]) => next.get(name)?.signature !== old.signature).map(([name]) => name);
     const fresh = [...next.values()].filter(({ entry, signature }) => this.entries.get(entry.name)?.signature !== signature).map((e) => e.entry);
-    if (stale.length + fresh.length > REBUILD_SHARE * Math.max(next.size, 1) || this.mini.dirtCount > this.mini.documentCount) {
-      this.mini = this.create();
-      this.mini.addAll([...next.values()].map((e) => e.entry));
-    } else {
-      for (const name of stale) this.mini.discard(name);
-      this.mini.addAll(fresh);
-    }
-    this.entries = next;
+    const rebuild = stale.length + fresh.length > REBUILD_SHARE * Math.max(next.size, 1) || this.mini.dirtCount > this.mini.documentCount;
+    return { next, stale, fresh, rebuild, entries: [...next.values()].map((e) => e.entry) };
+  }
+
+  private patch(stale: string[], fresh: IndexedTool[]): void {
+    for (const name of stale) this.mini.discard(name);
+    this.mini.addAll(fresh);
   }
 
   /** The best matches for a request in words, best first; nothing matching is an empty list. */
   search(query: string, opts: SearchOptions): ToolMatch[] {
     const typed = this.queryTerms(query);
     if (typed.length === 0) return [];
-    // Each related word weighs the typed word's share divided among its related words: a word with many does not drown the others.
+    // A typed word with many related words gives each less weight, so it does not drown the other words of the query.
     const weights = new Map<string, number>(typed.map((t) => [t, 1]));
     if (this.steps.synonyms) {
       for (const t of typed) {
         if (this.tuning.expandBelow !== Infinity && this.documentFrequency(t) > this.tuning.expandBelow) continue;
         const related = expansionsOf(t).filter((r) => !weights.has(r) || weights.get(r)! < 1);
-        for (const r of related) weights.set(r, Math.max(weights.get(r) ?? 0, this.tuning.expansionWeight / related.length));
+        for (const r of related) weights.set(r, Math.max(weights.get(r) ?? 0, this.tuning.expansionWeight / Math.sqrt(related.length)));
       }
     }
+    // Prefix and typo matching for the typed words only (a related word is a whole, correctly spelt word),
+    // prefixes from 4 letters ("sea" must not find "search"), typos from 5.
+    const loose = new Set(typed);
     const results = this.mini.search([...weights.keys()].join(' '), {
       ...(opts.visible ? { filter: (r: SearchResult) => opts.visible!(r.id as string) } : {}),
       boostTerm: (term) => weights.get(term) ?? 1,
+      prefix: (term) => this.steps.prefix && term.length >= 4 && loose.has(term),
+      fuzzy: (term) => (this.steps.fuzzy && term.length >= 5 && loose.has(term) ? 0.2 : false),
     });
     return results.slice(0, opts.limit).map((r) => this.match(r));
   }
@@ -188,8 +220,6 @@ export class ToolIndex {
         processTerm: (term) => term,
         boost: steps.fieldWeights ? this.tuning.fieldWeights : {},
         bm25: this.tuning.bm25,
-        prefix: steps.prefix ? (term) => term.length >= 3 : false,
-        fuzzy: steps.fuzzy ? (term) => (term.length >= 5 ? 0.2 : false) : false,
         combineWith: 'OR',
       },
       autoVacuum: { batchSize: 5000, batchWait: 10, minDirtCount: 50, minDirtFactor: 0.2 },
@@ -233,6 +263,22 @@ function firstWords(text: string, count: number): string {
   return words.length <= count ? text : words.slice(0, count).join(' ');
 }
 
+/**
+ * What the index holds of a tool, cheaply: its texts, and its input schema by
+ * identity. A new route table copies each tool but keeps its schema object
+ * until the backend sends a new catalog, so an unchanged tool is recognised
+ * without serialising its schema (10,000 of them cost a third of a second).
+ */
 function signatureOf(e: IndexedTool): string {
-  return `${e.backend}\u0000${e.group}\u0000${JSON.stringify(e.tool)}`;
+  const t = e.tool;
+  return [e.backend, e.group, t.name, t.title ?? '', t.annotations?.title ?? '', t.description ?? '', identity(t.inputSchema)].join('\u0000');
+}
+
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+
+function identity(value: object): number {
+  let id = identities.get(value);
+  if (id === undefined) identities.set(value, (id = nextIdentity++));
+  return id;
 }

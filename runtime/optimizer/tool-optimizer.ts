@@ -4,7 +4,9 @@
  * catalog is searched with find_tool and called through call_tool, which
  * goes through the router like a direct call (filters, audit under the real
  * name, progress, cancellation). The search index follows the route table:
- * rebuilt shortly after each change, and at the latest when it is searched.
+ * updated shortly after each change, and at the latest when it is searched
+ * (a search waits for an update under way; a large build runs in chunks, so
+ * the gateway keeps serving meanwhile).
  */
 import { EventEmitter } from 'node:events';
 import picomatch from 'picomatch';
@@ -45,6 +47,8 @@ const SUGGESTIONS = 3;
 export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
   private readonly index = new ToolIndex();
   private indexedTable?: RouteTable;
+  /** The index update under way, if any. */
+  private updating?: Promise<void>;
   private rebuildTimer?: NodeJS.Timeout;
   /** The tool list shown with the optimizer on, per route table (for the current settings). */
   private lists = new WeakMap<RouteTable, Tool[]>();
@@ -113,30 +117,31 @@ export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
   async call(caller: CallerContext, params: JsonObject, opts: ForwardOptions, visible?: ToolVisibility): Promise<JsonObject> {
     if (params.name === FIND_TOOL) {
       const { query, limit } = findToolArguments(params.arguments, this.settings.maxResults);
-      return findToolResult(this.search(query, limit, visible));
+      return findToolResult(await this.search(query, limit, visible));
     }
     const target = callToolArguments(params.arguments);
-    if (visible && !visible(target.name)) throw new ToolNotFoundError(target.name, this.suggest(target.name, visible));
+    if (visible && !visible(target.name)) throw new ToolNotFoundError(target.name, await this.suggest(target.name, visible));
     const forwarded: JsonObject = { ...target, ...(params._meta !== undefined ? { _meta: params._meta } : {}) };
     try {
       return await this.router.callTool(caller, forwarded, opts);
     } catch (err) {
-      if (err instanceof ToolNotFoundError && err.details.tool === target.name) throw new ToolNotFoundError(target.name, this.suggest(target.name, visible));
+      if (err instanceof ToolNotFoundError && err.details.tool === target.name)
+        throw new ToolNotFoundError(target.name, await this.suggest(target.name, visible));
       throw err;
     }
   }
 
-  /** The search behind find_tool, `GET /tools/search` and `gateway-client tools search`. */
-  search(query: string, limit: number = this.settings.maxResults, visible?: ToolVisibility): ToolMatch[] {
-    return this.freshIndex().search(query, { limit, ...(visible ? { visible } : {}) });
+  /** The search behind find_tool, `GET /tools/search` and `gateway-client tools search`, over the newest route table. */
+  async search(query: string, limit: number = this.settings.maxResults, visible?: ToolVisibility): Promise<ToolMatch[]> {
+    return (await this.freshIndex()).search(query, { limit, ...(visible ? { visible } : {}) });
   }
 
   close(): void {
     clearTimeout(this.rebuildTimer);
   }
 
-  private suggest(name: string, visible?: ToolVisibility): string[] {
-    return this.freshIndex().closestNames(name, SUGGESTIONS, visible);
+  private async suggest(name: string, visible?: ToolVisibility): Promise<string[]> {
+    return (await this.freshIndex()).closestNames(name, SUGGESTIONS, visible);
   }
 
   private apply(settings: OptimizerSettings): void {
@@ -150,18 +155,29 @@ export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
     if (!this.settings.enabled || this.rebuildTimer) return;
     this.rebuildTimer = setTimeout(() => {
       this.rebuildTimer = undefined;
-      this.freshIndex();
+      this.freshIndex().catch(() => undefined); // the next search tries again, and says why
     }, REBUILD_DELAY_MS);
     this.rebuildTimer.unref();
   }
 
-  private freshIndex(): ToolIndex {
-    const table = this.catalog.routes;
-    if (this.indexedTable !== table) {
-      this.index.replace(indexedTools(table, this.groupOf));
-      this.indexedTable = table;
+  /** The index of the current route table: one update at a time, the next one (if the table moved on meanwhile) after it. */
+  private async freshIndex(): Promise<ToolIndex> {
+    for (;;) {
+      if (this.updating) await this.updating;
+      else if (this.indexedTable !== this.catalog.routes) {
+        const table = this.catalog.routes;
+        // A failed update keeps the old index and fails this search; the next one tries again.
+        const update: Promise<void> = this.index
+          .replaceInChunks(indexedTools(table, this.groupOf))
+          .then(() => {
+            this.indexedTable = table;
+          })
+          .finally(() => {
+            if (this.updating === update) this.updating = undefined;
+          });
+        this.updating = update;
+      } else return this.index;
     }
-    return this.index;
   }
 }
 

@@ -17,7 +17,7 @@ export function toolSearchRoutes(app: FastifyInstance, ctx: ManagementContext): 
       },
     },
     async (req) => ({
-      tools: ctx.optimizer.search(req.query.q, req.query.limit).map(({ name, backend, description, score }) => ({ name, backend, description, score })),
+      tools: (await ctx.optimizer.search(req.query.q, req.query.limit)).map(({ name, backend, description, score }) => ({ name, backend, description, score })),
     }),
   );
 }
