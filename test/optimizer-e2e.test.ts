@@ -176,6 +176,18 @@ describe('optimizer: find_tool and call_tool in place of the catalog', () => {
     expect(found.backend).toBe('alpha');
   });
 
+  it('tells the client of a tool list change only when what it sees changes (a kept tool)', async () => {
+    const notes = collectNotifications(client);
+    await viaCallTool(client, 'alpha_add_tool', { name: 'frobnicate_widgets' });
+    await waitFor(async () => (await find(client, 'frobnicate widgets')).some((t) => t.name === 'alpha_frobnicate_widgets'), 'the unlisted tool indexed');
+    // A kept tool (alpha_who*) is listed: this change is visible. Notifications share one stream, in order:
+    // had the first change been announced, it would have arrived before this one.
+    await viaCallTool(client, 'alpha_add_tool', { name: 'whoever' });
+    await notes.waitFor('notifications/tools/list_changed');
+    expect(notes.count('notifications/tools/list_changed')).toBe(1);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['find_tool', 'call_tool', 'alpha_whoami', 'alpha_whoever']);
+  });
+
   it('GET /manage/v1/tools/search answers the same search to operators', async () => {
     const api = managementClient(h.url);
     const res = await api.get('/tools/search?q=add%20two%20numbers&limit=2');
