@@ -2,7 +2,7 @@
  * The optimizer's data set: real servers' catalogs (data/catalogs/, as their
  * `tools/list` answered) and labelled requests (data/requests.jsonl: a
  * request in a user's words, the tools that do it as `server/tool`, and its
- * half: `dev` for tuning, `test` for the figures).
+ * split: `dev` for tuning, `test` held out, `fresh` written after tuning).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +19,8 @@ export interface Catalog {
 
 export interface LabelledRequest {
   id: number;
-  split: 'dev' | 'test';
+  /** `dev`: tuned on; `test`: held out while tuning; `fresh`: written after the tuning was done. */
+  split: 'dev' | 'test' | 'fresh';
   request: string;
   /** Exposed names (prefix strategy: `<server>_<tool>`) of the tools that do what is asked. */
   expected: string[];

@@ -25,6 +25,7 @@ export interface QualityRow {
   variant: string;
   dev: Quality;
   test: Quality;
+  fresh: Quality;
   all: Quality;
 }
 
@@ -54,7 +55,7 @@ export function evaluate(
   requests: LabelledRequest[],
   steps: SearchSteps,
   tuning: SearchTuning = DEFAULT_TUNING,
-): { dev: Quality; test: Quality; all: Quality; misses: string[] } {
+): { dev: Quality; test: Quality; fresh: Quality; all: Quality; misses: string[] } {
   const index = new ToolIndex(steps, tuning);
   index.replace(tools);
   const ranks = requests.map((r) => {
@@ -71,6 +72,7 @@ export function evaluate(
   return {
     dev: score(ranks.filter((x) => x.r.split === 'dev')),
     test: score(ranks.filter((x) => x.r.split === 'test')),
+    fresh: score(ranks.filter((x) => x.r.split === 'fresh')),
     all: score(ranks),
     misses: ranks
       .filter((x) => x.rank > 5)
@@ -83,13 +85,13 @@ export function qualityTable(tools: IndexedTool[], requests: LabelledRequest[]):
   let steps = { ...NONE };
   for (const [variant, add, tuning] of LADDER) {
     steps = { ...steps, ...add };
-    const { dev, test, all } = evaluate(tools, requests, steps, tuning ?? PLAIN_TUNING);
-    ladder.push({ variant, dev, test, all });
+    const { dev, test, fresh, all } = evaluate(tools, requests, steps, tuning ?? PLAIN_TUNING);
+    ladder.push({ variant, dev, test, fresh, all });
   }
   const without = STEP_NAMES.map(([name, keys]): QualityRow => {
     const off = { ...ALL_SEARCH_STEPS, ...Object.fromEntries(keys.map((k) => [k, false])) };
-    const { dev, test, all } = evaluate(tools, requests, off);
-    return { variant: `the gateway without ${name}`, dev, test, all };
+    const { dev, test, fresh, all } = evaluate(tools, requests, off);
+    return { variant: `the gateway without ${name}`, dev, test, fresh, all };
   });
   return { ladder, without, misses: evaluate(tools, requests, ALL_SEARCH_STEPS).misses };
 }

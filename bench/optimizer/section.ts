@@ -28,15 +28,17 @@ export async function optimizerSection(root: string): Promise<OptimizerResults> 
   console.log(`one find_tool answer (5 matches): ${tokens.find_tool_answer_tokens.mean} tokens on average, ${tokens.find_tool_answer_tokens.max} at most`);
 
   const quality = qualityTable(tools, requests);
+  const count = (split: string) => requests.filter((r) => r.split === split).length;
   console.log(
-    `\n## Retrieval quality: ${tools.length} tools of ${catalogs.length} servers, ${requests.length} labelled requests (test half quoted; dev half tuned on)`,
+    `\n## Retrieval quality: ${tools.length} tools of ${catalogs.length} servers, ${requests.length} labelled requests ` +
+      `(dev ${count('dev')}: tuned on; test ${count('test')}: held out while tuning; fresh ${count('fresh')}: written after it)`,
   );
   const pct = (x: number) => `${f(100 * x, 1)}%`;
   const cells = (q: Quality) => [pct(q.recall_at_1), pct(q.recall_at_5), f(q.mrr, 3)];
   console.log(
     table(
-      ['variant', 'test R@1', 'test R@5', 'test MRR', 'dev R@1', 'dev R@5', 'dev MRR'],
-      [...quality.ladder, ...quality.without].map((r) => [r.variant, ...cells(r.test), ...cells(r.dev)]),
+      ['variant', 'fresh R@1', 'fresh R@5', 'fresh MRR', 'test R@1', 'test R@5', 'test MRR', 'dev R@1', 'dev R@5', 'dev MRR'],
+      [...quality.ladder, ...quality.without].map((r) => [r.variant, ...cells(r.fresh), ...cells(r.test), ...cells(r.dev)]),
     ),
   );
   console.log(`not in the top 5 (${quality.misses.length}):\n  ${quality.misses.join('\n  ')}`);
