@@ -24,6 +24,7 @@ import type { BackendTransport, TransportHooks } from '../transports/backend-tra
 import type { ContainerRef } from '../../schemas/records.js';
 import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
+import { StderrTail } from './stderr-tail.js';
 import { AuthorizationRequiredError, findAuthorizationRequired } from '../auth/errors.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../version.js';
 import { PASSTHROUGH } from '../transports/passthrough-schema.js';
@@ -124,10 +125,14 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   /** Connects, initializes and loads the catalog, within the connect timeout. */
   async connect(): Promise<void> {
     const timeoutMs = this.connectTimeoutMs;
+    const stderr = new StderrTail();
     const transport = this.openTransport({
-      onstderr: (line) => this.log.debug({ backend: this.name, stream: 'stderr' }, line),
+      onstderr: (line) => {
+        stderr.push(line);
+        this.log.debug({ backend: this.name, stream: 'stderr' }, line);
+      },
       onexit: ({ code, signal }) => {
-        this.exitReason = signal ? `process killed by ${signal}` : `process exited with code ${code}`;
+        this.exitReason = stderr.explain(signal ? `process killed by ${signal}` : `process exited with code ${code}`);
       },
     });
     this.transport = transport;
