@@ -10,6 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Writable } from 'node:stream';
 import { ContainerManager } from '../runtime/containers/container-manager.js';
 import { MANAGED_LABEL, OWNER_LABEL, managedLabels, BACKEND_LABEL } from '../runtime/containers/labels.js';
 import { currentOwner, formatOwner } from '../runtime/containers/owner.js';
@@ -166,8 +167,8 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
 
   it('containers and pods say in one line that no socket answered, and exit 1', async () => {
     for (const command of [
-      (out: NodeJS.WritableStream) => runContainersCommand({ action: 'list', socket: join(dir, 'none.sock') }, out as never),
-      (out: NodeJS.WritableStream) => runPodsCommand({ action: 'list', socket: join(dir, 'none.sock') }, out as never),
+      (out: Writable) => runContainersCommand({ action: 'list', socket: join(dir, 'none.sock') }, out),
+      (out: Writable) => runPodsCommand({ action: 'list', socket: join(dir, 'none.sock') }, out),
     ]) {
       const out = collector();
       expect(await command(out.stream)).toBe(1);
