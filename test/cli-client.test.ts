@@ -190,6 +190,32 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect((await client(['health', 'status'], { env: { GATEWAY_URL: gw.url } })).code).toBe(0);
   });
 
+  it('text from a backend reaches a terminal without control characters in tables; JSON and YAML keep it exact', async () => {
+    // Clear the screen, set the title, CSI as one C1 character, DEL, a bare carriage return.
+    const hostile = 'before\x1b[2J\x1b]0;pwned\x07 \u009b31m red\x7f\rafter';
+    // eslint-disable-next-line no-control-regex
+    const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+    const args = ['tools', 'call', 'fx_echo', '--arg', `text=${hostile}`];
+    const table = await client(['-s', gw.url, '-o', 'table', ...args]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toMatch(CONTROL);
+    expect(table.stdout).toContain('before');
+    expect(table.stdout).toContain('after');
+
+    const asJson = await client(['-s', gw.url, '-o', 'json', ...args]);
+    expect(asJson.stdout).not.toMatch(CONTROL);
+    expect(JSON.parse(asJson.stdout).content[0].text).toBe(hostile);
+    const asYaml = await client(['-s', gw.url, '-o', 'yaml', ...args]);
+    expect(asYaml.stdout).not.toMatch(CONTROL);
+    expect(parse(asYaml.stdout).content[0].text).toBe(hostile);
+
+    // An error message from the server is text for the terminal too.
+    const unknown = await client(['-s', gw.url, 'tools', 'call', `nope\x1b[2J`]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/nope/);
+    expect(unknown.stderr).not.toContain('\x1b[2J');
+  });
+
   it('events follow prints one JSON line per live event until interrupted', async () => {
     const child = spawn(process.execPath, [CLIENT_BIN, '-s', gw.url, '-o', 'json', 'events', 'follow'], {
       env: { ...process.env, ...env },

@@ -13,8 +13,7 @@ export class BackendsListCommand extends ClientCommand {
   static override usage = Command.Usage({ category: 'Backends', description: 'Backends with phase, state and health (GET /backends)' });
 
   async run(io: Io): Promise<number> {
-    const b = await io.client.backends();
-    io.print(b, () =>
+    io.print(await io.client.backends(), (b) =>
       renderTable(
         ['NAME', 'TYPE', 'GROUP', 'PHASE', 'STATE', 'HEALTH', 'TOOLS', 'RESOURCES', 'PROMPTS', 'ERROR'],
         b.backends.map((r) => [
@@ -45,7 +44,7 @@ export class BackendsShowCommand extends ClientCommand {
     const { backends } = await io.client.backends();
     const record = backends.find((b) => b.name === this.name);
     if (!record) throw new CommandFailure(`No backend named "${this.name}". Backends: ${backends.map((b) => b.name).join(', ') || 'none'}`);
-    io.print(record, () => describeBackend(io, record));
+    io.print(record, (r) => describeBackend(io, r));
     return EXIT.ok;
   }
 }
@@ -83,10 +82,10 @@ export class BackendsReconnectCommand extends ClientCommand {
   name = Option.String();
 
   async run(io: Io): Promise<number> {
-    const r = await io.client.reconnect(this.name);
-    io.print(r, () => (r.reconnected ? `Reconnected ${r.name}\n` : ''));
-    if (r.reconnected) return EXIT.ok;
-    if (io.format === 'table') io.err(`${io.c.red('Reconnect failed:')} ${r.error ?? 'unknown error'}\n`);
+    const result = await io.client.reconnect(this.name);
+    io.print(result, (r) => (r.reconnected ? `Reconnected ${r.name}\n` : ''));
+    if (result.reconnected) return EXIT.ok;
+    if (io.format === 'table') io.notice(result, (r) => `${io.c.red('Reconnect failed:')} ${r.error ?? 'unknown error'}\n`);
     return EXIT.failure;
   }
 }

@@ -16,7 +16,7 @@ export class ReloadCommand extends ClientCommand {
 
   async run(io: Io): Promise<number> {
     const r = await io.client.reload();
-    io.print(r, () => reloadText(r));
+    io.print(r, reloadText);
     return r.reloaded ? EXIT.ok : EXIT.failure;
   }
 }

@@ -7,7 +7,6 @@ import { EXIT } from '../output/exit-codes.js';
 import { UsageFailure } from '../output/report-error.js';
 import { followEvents } from '../client/event-stream.js';
 import type { EventRecord, EventsQuery } from '../client/api-types.js';
-import { stringify } from 'yaml';
 
 export class EventsListCommand extends ClientCommand {
   static override paths = [['events', 'list']];
@@ -20,8 +19,8 @@ export class EventsListCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     const limit = this.limit === undefined ? undefined : Number(this.limit);
     if (limit !== undefined && !Number.isInteger(limit)) throw new UsageFailure(`--limit must be an integer, not "${this.limit}"`);
-    const e = await io.client.events({ limit, severity: this.severity as EventsQuery['severity'], since: this.since });
-    io.print(e, () =>
+    const events = await io.client.events({ limit, severity: this.severity as EventsQuery['severity'], since: this.since });
+    io.print(events, (e) =>
       renderTable(
         ['TIME', 'SEVERITY', 'BACKEND', 'STAGE', 'MESSAGE'],
         e.events.map((ev) => eventCells(io, ev)),
@@ -55,9 +54,9 @@ export class EventsFollowCommand extends ClientCommand {
           },
           onDrop: (err) => {
             if (!everOpened && err) throw err;
-            io.err(`${io.c.dim(`(event stream lost${err ? `: ${err.message}` : ''}; reconnecting)`)}\n`);
+            io.notice(err?.message, (why) => `${io.c.dim(`(event stream lost${why ? `: ${why}` : ''}; reconnecting)`)}\n`);
           },
-          onEvent: (ev) => io.out(eventLine(io, ev)),
+          onEvent: (event) => io.printRecord(event, (ev) => `${eventCells(io, ev).join('  ')}\n`),
         },
         { signal: AbortSignal.any([stop.signal, io.signal]), maxDelayMs: 2000 },
       );
@@ -70,10 +69,4 @@ export class EventsFollowCommand extends ClientCommand {
 
 function eventCells(io: Io, e: EventRecord): string[] {
   return [e.timestamp, paintStatus(io.c, e.severity), e.backend || '-', e.stage, e.message];
-}
-
-function eventLine(io: Io, e: EventRecord): string {
-  if (io.format === 'json') return `${JSON.stringify(e)}\n`;
-  if (io.format === 'yaml') return `---\n${stringify(e)}`;
-  return `${eventCells(io, e).join('  ')}\n`;
 }

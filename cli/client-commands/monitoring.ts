@@ -11,8 +11,7 @@ export class StatusCommand extends ClientCommand {
   static override usage = Command.Usage({ category: 'Monitoring', description: 'Service, config, transport and feature flags (GET /status)' });
 
   async run(io: Io): Promise<number> {
-    const s = await io.client.status();
-    io.print(s, () => {
+    io.print(await io.client.status(), (s) => {
       const flags = Object.entries(s.feature_flags)
         .filter(([, on]) => on)
         .map(([k]) => k);
@@ -34,8 +33,7 @@ export class HealthStatusCommand extends ClientCommand {
   static override usage = Command.Usage({ category: 'Monitoring', description: 'Aggregate health (GET /health)' });
 
   async run(io: Io): Promise<number> {
-    const h = await io.client.health(io.signal);
-    io.print(h, () =>
+    io.print(await io.client.health(io.signal), (h) =>
       renderFields([
         ['Status', paintStatus(io.c, h.status)],
         ['Version', h.version],
@@ -54,8 +52,7 @@ export class GroupsListCommand extends ClientCommand {
   group = Option.String('--group', { description: 'Only this group' });
 
   async run(io: Io): Promise<number> {
-    const g = await io.client.groups(this.group);
-    io.print(g, () =>
+    io.print(await io.client.groups(this.group), (g) =>
       renderTable(
         ['GROUP', 'COUNT', 'BACKENDS'],
         Object.entries(g.groups).map(([name, v]) => [name, String(v.count), v.servers.join(', ')]),
@@ -75,7 +72,7 @@ export class CapabilitiesCommand extends ClientCommand {
 
   async run(io: Io): Promise<number> {
     const caps = await io.client.capabilities({ type: this.type as 'tools' | undefined, backend: this.backend, search: this.search });
-    io.print(caps, () => capabilitiesTable(caps));
+    io.print(caps, capabilitiesTable);
     return EXIT.ok;
   }
 }
@@ -94,8 +91,7 @@ export class SessionsListCommand extends ClientCommand {
   static override usage = Command.Usage({ category: 'Monitoring', description: 'MCP client sessions (GET /sessions)' });
 
   async run(io: Io): Promise<number> {
-    const s = await io.client.sessions();
-    io.print(s, () =>
+    io.print(await io.client.sessions(), (s) =>
       renderTable(
         ['ID', 'TRANSPORT', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED'],
         s.sessions.map((r) => [r.id, r.transport_type, String(r.tool_count), formatDuration(r.age_seconds), formatDuration(r.idle_seconds), String(r.expired)]),

@@ -14,3 +14,22 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 export function terminalSafe(text: string): string {
   return stripVTControlCharacters(text).replace(CONTROL, '?');
 }
+
+/**
+ * A copy of JSON data with every string, keys included, made terminal-safe:
+ * what a table or a line of text is drawn from. Numbers, booleans and null
+ * stay as they are.
+ */
+export function terminalSafeData<T>(value: T): T {
+  return safeCopy(value) as T;
+}
+
+function safeCopy(value: unknown): unknown {
+  if (typeof value === 'string') return terminalSafe(value);
+  if (Array.isArray(value)) return value.map(safeCopy);
+  if (typeof value === 'object' && value !== null) {
+    // Own data properties (Object.fromEntries), so a key such as `__proto__` stays a key.
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [terminalSafe(key), safeCopy(item)]));
+  }
+  return value;
+}
