@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { fixtureCommand } from './fixtures/spawn.js';
 import { startGatewayCli, type GatewayProcess } from './helpers/gateway-cli.js';
 import { managementClient } from './helpers/management-client.js';
-import { CLIENT_BIN, clientJson, runBin } from './helpers/cli-run.js';
+import { CLIENT_BIN, GATEWAY_BIN, clientJson, runBin } from './helpers/cli-run.js';
 import { freePort, waitFor } from './helpers/core-util.js';
 
 const TOKEN = 'cli-test-token-0123456789';
@@ -179,6 +179,25 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
       const r = await client(['-s', gw.url, ...args]);
       expect(r.code, `${args.join(' ')}\n${r.stdout}${r.stderr}`).toBe(2);
     }
+    // Bad option values are usage errors too, refused before anything is sent, with the option named.
+    for (const [args, option] of [
+      [['events', 'list', '--severity', 'fatal'], '--severity'],
+      [['events', 'list', '--limit', '0'], '--limit'],
+      [['events', 'list', '--limit', '1001'], '--limit'],
+      [['events', 'list', '--since', 'yesterday'], '--since'],
+      [['registry', 'search', 'files', '--limit', '0'], '--limit'],
+      [['capabilities', '--type', 'widgets'], '--type'],
+      [['shutdown', '--timeout', '1.5'], '--timeout'],
+      [['reauth', 'fx', '--timeout', '0'], '--timeout'],
+      [['containers', 'stop', 'x', '--timeout', 'soon'], '--timeout'],
+    ] as const) {
+      const r = await client(['-s', gw.url, ...args]);
+      expect(r.code, `${args.join(' ')}\n${r.stdout}${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`Invalid value for ${option}`);
+    }
+    // The same in the REPL's scripted mode: the command's own status.
+    expect((await client(['-s', gw.url], { input: 'events list --severity fatal\n' })).code).toBe(2);
+    expect((await client(['-s', gw.url, '-o', 'json', 'events', 'list', '--since', '2020-01-01', '--limit', '2'])).code).toBe(0);
 
     const port = await freePort();
     const down = await client(['-s', `http://127.0.0.1:${port}`, 'backends', 'list']);
@@ -214,6 +233,17 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/nope/);
     expect(unknown.stderr).not.toContain('\x1b[2J');
+  });
+
+  it('a reader that closes the pipe early (| head) ends either program quietly, exit 0, no EPIPE stack trace', async () => {
+    for (const [bin, args] of [
+      [CLIENT_BIN, ['-s', gw.url, '-o', 'json', 'capabilities']],
+      [GATEWAY_BIN, ['status', '-o', 'json']],
+    ] as const) {
+      const r = await runBin(bin, [...args], { env, closeStdout: true });
+      expect(r.stderr, `${args.join(' ')}`).toBe('');
+      expect(r.code, `${args.join(' ')}`).toBe(0);
+    }
   });
 
   it('events follow prints one JSON line per live event until interrupted', async () => {

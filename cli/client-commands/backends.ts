@@ -4,7 +4,8 @@ import { ClientCommand, type Io } from './client-command.js';
 import { renderFields, renderTable } from '../output/table.js';
 import { paintStatus } from '../output/colors.js';
 import { EXIT } from '../output/exit-codes.js';
-import { CommandFailure, UsageFailure } from '../output/report-error.js';
+import { CommandFailure } from '../output/report-error.js';
+import { secondsValue } from '../option-values.js';
 import type { BackendRecord } from '../client/api-types.js';
 import { awaitReauth } from './reauth-flow.js';
 
@@ -101,11 +102,9 @@ export class ReauthCommand extends ClientCommand {
 
   name = Option.String();
   browser = Option.Boolean('--browser', true, { description: '--no-browser: only print the URL' });
-  timeout = Option.String('--timeout', '300', { description: 'Seconds to wait for the sign-in (default 300)' });
+  timeout = Option.String('--timeout', '300', { description: 'Seconds to wait for the sign-in (default 300)', validator: secondsValue() });
 
   async run(io: Io): Promise<number> {
-    const timeoutS = Number(this.timeout);
-    if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageFailure(`--timeout must be a positive number of seconds, not "${this.timeout}"`);
-    return awaitReauth(io, this.name, { openBrowser: this.browser, timeoutMs: timeoutS * 1000 });
+    return awaitReauth(io, this.name, { openBrowser: this.browser, timeoutMs: this.timeout * 1000 });
   }
 }

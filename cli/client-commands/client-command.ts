@@ -7,7 +7,8 @@ import { Command, Option, type BaseContext } from 'clipanion';
 import { ManagementClient } from '../client/management-client.js';
 import { normaliseServerUrl, resolveServerUrl } from '../client/server-url.js';
 import { colors, wantColor, type Colors } from '../output/colors.js';
-import { defaultFormat, isOutputFormat, renderOutput, renderRecord, type OutputFormat } from '../output/format.js';
+import { defaultFormat, OUTPUT_FORMATS, renderOutput, renderRecord, type OutputFormat } from '../output/format.js';
+import { oneOf } from '../option-values.js';
 import { terminalSafeData } from '../output/terminal-safe.js';
 import { reportError, UsageFailure } from '../output/report-error.js';
 
@@ -15,7 +16,7 @@ import { reportError, UsageFailure } from '../output/report-error.js';
 export interface GlobalDefaults {
   server?: string;
   token?: string;
-  output?: string;
+  output?: OutputFormat;
   color?: boolean;
 }
 
@@ -47,9 +48,11 @@ export interface Io {
 }
 
 export abstract class ClientCommand extends Command<ClientContext> {
-  server = Option.String('-s,--server', { description: 'Gateway URL (default $GATEWAY_URL, else the default session, else http://127.0.0.1:9000)' });
+  server = Option.String('-s,--server', {
+    description: 'Gateway URL (default $GATEWAY_URL, else the `default` session, else the only running session, else http://127.0.0.1:9000)',
+  });
   token = Option.String('-t,--token', { description: 'Management API token (default $GATEWAY_MGMT_TOKEN)' });
-  output = Option.String('-o,--output', { description: 'table, json or yaml (default table on a terminal, else json)' });
+  output = Option.String('-o,--output', { description: 'table, json or yaml (default table on a terminal, else json)', validator: oneOf(OUTPUT_FORMATS) });
   color = Option.Boolean('--color', { description: '--no-color: plain text even on a terminal' });
 
   abstract run(io: Io): Promise<number>;
@@ -67,7 +70,6 @@ export abstract class ClientCommand extends Command<ClientContext> {
 
   private io(c: Colors, d: GlobalDefaults): Io {
     const format = this.output ?? d.output ?? defaultFormat(this.context.stdout);
-    if (!isOutputFormat(format)) throw new UsageFailure(`--output must be table, json or yaml, not "${format}"`);
     let baseUrl: string;
     try {
       baseUrl = normaliseServerUrl(resolveServerUrl(this.server ?? d.server));

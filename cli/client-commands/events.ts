@@ -4,22 +4,27 @@ import { ClientCommand, type Io } from './client-command.js';
 import { renderTable } from '../output/table.js';
 import { paintStatus } from '../output/colors.js';
 import { EXIT } from '../output/exit-codes.js';
-import { UsageFailure } from '../output/report-error.js';
 import { followEvents } from '../client/event-stream.js';
-import type { EventRecord, EventsQuery } from '../client/api-types.js';
+import type { EventRecord } from '../client/api-types.js';
+import { EventsQuerySchema } from '../../schemas/api.js';
+import { SEVERITIES } from '../../schemas/records.js';
+import { integerValue, isoTimestampValue, oneOf } from '../option-values.js';
+
+const LIMIT = EventsQuerySchema.properties.limit;
 
 export class EventsListCommand extends ClientCommand {
   static override paths = [['events', 'list']];
   static override usage = Command.Usage({ category: 'Events', description: 'Recent events, oldest first (GET /events)' });
 
-  limit = Option.String('--limit', { description: 'Newest N events (default 100, at most 1000)' });
-  severity = Option.String('--severity', { description: 'debug, info, warning or error' });
-  since = Option.String('--since', { description: 'ISO 8601 date-time: only later events' });
+  limit = Option.String('--limit', {
+    description: `Newest N events (default ${LIMIT.default}, at most ${LIMIT.maximum})`,
+    validator: integerValue(LIMIT),
+  });
+  severity = Option.String('--severity', { description: SEVERITIES.join(', '), validator: oneOf(SEVERITIES) });
+  since = Option.String('--since', { description: 'ISO 8601 date or date-time: only later events', validator: isoTimestampValue });
 
   async run(io: Io): Promise<number> {
-    const limit = this.limit === undefined ? undefined : Number(this.limit);
-    if (limit !== undefined && !Number.isInteger(limit)) throw new UsageFailure(`--limit must be an integer, not "${this.limit}"`);
-    const events = await io.client.events({ limit, severity: this.severity as EventsQuery['severity'], since: this.since });
+    const events = await io.client.events({ limit: this.limit, severity: this.severity, since: this.since });
     io.print(events, (e) =>
       renderTable(
         ['TIME', 'SEVERITY', 'BACKEND', 'STAGE', 'MESSAGE'],

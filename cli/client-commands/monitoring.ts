@@ -5,6 +5,8 @@ import { clip, formatDuration, renderFields, renderTable } from '../output/table
 import { paintStatus } from '../output/colors.js';
 import { EXIT } from '../output/exit-codes.js';
 import type { Capabilities } from '../client/api-types.js';
+import { CAPABILITY_TYPES } from '../../schemas/api.js';
+import { oneOf } from '../option-values.js';
 
 export class StatusCommand extends ClientCommand {
   static override paths = [['status']];
@@ -66,12 +68,12 @@ export class CapabilitiesCommand extends ClientCommand {
   static override paths = [['capabilities']];
   static override usage = Command.Usage({ category: 'Monitoring', description: 'Tools, resources and prompts with their backends (GET /capabilities)' });
 
-  type = Option.String('--type', { description: 'tools, resources or prompts' });
+  type = Option.String('--type', { description: CAPABILITY_TYPES.join(', '), validator: oneOf(CAPABILITY_TYPES) });
   backend = Option.String('--backend', { description: 'Only this backend' });
   search = Option.String('--search', { description: 'Substring of a name or URI' });
 
   async run(io: Io): Promise<number> {
-    const caps = await io.client.capabilities({ type: this.type as 'tools' | undefined, backend: this.backend, search: this.search });
+    const caps = await io.client.capabilities({ type: this.type, backend: this.backend, search: this.search });
     io.print(caps, capabilitiesTable);
     return EXIT.ok;
   }

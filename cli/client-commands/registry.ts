@@ -3,7 +3,11 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
-import { HintedFailure, UsageFailure } from '../output/report-error.js';
+import { HintedFailure } from '../output/report-error.js';
+import { RegistrySearchQuerySchema } from '../../schemas/api.js';
+import { integerValue } from '../option-values.js';
+
+const LIMIT = RegistrySearchQuerySchema.properties.limit;
 import { ApiError } from '../client/errors.js';
 import { reloadText } from './control.js';
 
@@ -16,13 +20,11 @@ export class RegistrySearchCommand extends ClientCommand {
   });
 
   query = Option.String();
-  limit = Option.String('--limit', { description: 'At most N results (default 20, at most 100)' });
+  limit = Option.String('--limit', { description: `At most N results (default ${LIMIT.default}, at most ${LIMIT.maximum})`, validator: integerValue(LIMIT) });
   registry = Option.String('--registry', { description: 'Only this registry' });
 
   async run(io: Io): Promise<number> {
-    const limit = this.limit === undefined ? undefined : Number(this.limit);
-    if (limit !== undefined && !Number.isInteger(limit)) throw new UsageFailure(`--limit must be an integer, not "${this.limit}"`);
-    io.print(await io.client.registrySearch(this.query, { limit, registry: this.registry }), (r) =>
+    io.print(await io.client.registrySearch(this.query, { limit: this.limit, registry: this.registry }), (r) =>
       renderTable(
         ['NAME', 'VERSION', 'TRANSPORT', 'DESCRIPTION'],
         r.servers.map((s) => [s.name, s.version, s.transport, clip(s.description, 50)]),
