@@ -5,6 +5,9 @@ import { GATEWAY_VERSION } from '../runtime/version.js';
 import { TuiCommand } from './tui/tui-command.js';
 import { runCli } from './run-cli.js';
 import { wantColor } from './output/colors.js';
+import { endQuietlyWhenStdoutCloses } from './output/closed-stdout.js';
+
+endQuietlyWhenStdoutCloses();
 
 class DirectTuiCommand extends TuiCommand {
   static override paths = [Command.Default];

@@ -11,6 +11,9 @@ import { StopCommand } from './commands/stop.js';
 import { TuiCommand } from './tui/tui-command.js';
 import { runCli } from './run-cli.js';
 import { wantColor } from './output/colors.js';
+import { endQuietlyWhenStdoutCloses } from './output/closed-stdout.js';
+
+endQuietlyWhenStdoutCloses();
 
 const cli = new Cli({
   binaryLabel: 'MCP gateway',

@@ -5,6 +5,8 @@
  * could overwrite what is drawn. Newlines and tabs stay; every other control
  * character becomes a visible "?" so nothing disappears silently.
  */
+import { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { stripVTControlCharacters } from 'node:util';
 
 // C0 controls except \t and \n, DEL, and the C1 range.
@@ -32,4 +34,24 @@ function safeCopy(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [terminalSafe(key), safeCopy(item)]));
   }
   return value;
+}
+
+/**
+ * A stream that writes what it is given to `out` made terminal-safe, for
+ * output that arrives in chunks (a container's logs). Chunks are decoded as
+ * UTF-8 across their boundaries; an escape sequence split between two chunks
+ * loses its ESC to "?" instead of being stripped, which is as harmless.
+ */
+export function terminalSafeWriter(out: Writable): Writable {
+  const decoder = new StringDecoder('utf8');
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      out.write(terminalSafe(decoder.write(chunk)), done);
+    },
+    final(done) {
+      const rest = decoder.end();
+      if (rest) out.write(terminalSafe(rest));
+      done();
+    },
+  });
 }
