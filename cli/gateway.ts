@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** `gateway`: the command line of the MCP gateway (clipanion). */
-import { Cli, Builtins } from 'clipanion';
+import { Builtins } from 'clipanion';
+import { UsageCli } from './usage-cli.js';
 import { GATEWAY_VERSION } from '../runtime/version.js';
 import { ServerCommand } from './commands/server.js';
 import { ConfigValidateCommand } from './commands/config-validate.js';
@@ -15,7 +16,7 @@ import { endQuietlyWhenStdoutCloses } from './output/closed-stdout.js';
 
 endQuietlyWhenStdoutCloses();
 
-const cli = new Cli({
+const cli = new UsageCli({
   binaryLabel: 'MCP gateway',
   binaryName: 'gateway',
   binaryVersion: GATEWAY_VERSION,
