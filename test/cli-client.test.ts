@@ -154,6 +154,11 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(JSON.parse(plain.stdout)).toEqual((await api.get('/groups')).body);
     const yaml = await client(['-s', gw.url, '-o', 'yaml', 'groups', 'list']);
     expect(parse(yaml.stdout)).toEqual((await api.get('/groups')).body);
+    // Counts read in the right number: "1 prompt", never "1 prompts".
+    const show = await client(['-s', gw.url, '-o', 'table', 'backends', 'show', 'fx']);
+    const capabilities = /^Capabilities: +(.*)$/m.exec(show.stdout)![1];
+    expect(capabilities).toMatch(/^\d+ tools?, \d+ resources?, \d+ prompts?$/);
+    for (const [, n, noun] of capabilities.matchAll(/(\d+) (\w+)/g)) expect(noun.endsWith('s'), capabilities).toBe(n !== '1');
     const table = await client(['-s', gw.url, '-o', 'table', 'backends', 'list']);
     expect(table.stdout).toMatch(/^NAME\s+TYPE\s+GROUP\s+PHASE\s+STATE\s+HEALTH/);
     expect(table.stdout).toMatch(/\nfx\s+stdio\s+tests\s+Ready\s+connected\s+healthy/);
@@ -266,6 +271,39 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(lines.every((e) => typeof e.id === 'string' && typeof e.stage === 'string' && e.backend === 'fx')).toBe(true);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
+  });
+
+  it('events follow lines its columns up under a header, whatever the severity, backend and stage of each event', async () => {
+    const child = spawn(process.execPath, [CLIENT_BIN, '-s', gw.url, '-o', 'table', 'events', 'follow'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    // A reconnect (stages of several lengths, backend fx) and a reload (no backend): lines of different shapes.
+    await waitFor(async () => {
+      await api.post('/reconnect/fx');
+      await api.post('/reload');
+      const stages = new Set(
+        out
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(/\s+/)[3]),
+      );
+      return stages.has('connected') && stages.has('reload') && [...stages].some((s) => s && s !== 'connected' && s !== 'reload');
+    }, 'events of several shapes from events follow');
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const [header, ...lines] = out.trimEnd().split('\n');
+    expect(header).toMatch(/^TIME +SEVERITY +BACKEND +STAGE +MESSAGE$/);
+    const columns = ['SEVERITY', 'BACKEND', 'STAGE', 'MESSAGE'].map((h) => header.indexOf(h));
+    for (const line of lines) {
+      // Each column starts where its header does: the cell before it, and its padding, end just there.
+      for (const at of columns) expect(line.slice(at - 2, at), `${line}\n${header}`).toBe('  ');
+      for (const at of columns) expect(line[at], `${line}\n${header}`).not.toBe(' ');
+    }
+    expect(lines.some((l) => /\s-\s+reload\s/.test(l))).toBe(true);
   });
 
   it('with standard input not a terminal, runs one command per line and exits with the last status', async () => {

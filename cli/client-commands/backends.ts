@@ -3,6 +3,7 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { renderFields, renderTable } from '../output/table.js';
 import { paintStatus } from '../output/colors.js';
+import { count } from '../output/plural.js';
 import { EXIT } from '../output/exit-codes.js';
 import { CommandFailure } from '../output/report-error.js';
 import { secondsValue } from '../option-values.js';
@@ -61,7 +62,7 @@ function describeBackend(io: Io, r: BackendRecord): string {
     ['Health', paintStatus(io.c, health)],
     ['Last check', r.health.last_check ?? '-'],
     ['Error', r.error ?? '-'],
-    ['Capabilities', `${r.capabilities.tools} tools, ${r.capabilities.resources} resources, ${r.capabilities.prompts} prompts`],
+    ['Capabilities', [count(r.capabilities.tools, 'tool'), count(r.capabilities.resources, 'resource'), count(r.capabilities.prompts, 'prompt')].join(', ')],
     [
       'Labels',
       Object.entries(r.labels)

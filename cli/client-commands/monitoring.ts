@@ -3,6 +3,7 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, formatDuration, renderFields, renderTable } from '../output/table.js';
 import { paintStatus } from '../output/colors.js';
+import { count } from '../output/plural.js';
 import { EXIT } from '../output/exit-codes.js';
 import type { Capabilities } from '../client/api-types.js';
 import { CAPABILITY_TYPES } from '../../schemas/api.js';
@@ -20,7 +21,7 @@ export class StatusCommand extends ClientCommand {
       return renderFields([
         ['Service', `${s.service.name} ${s.service.version} (${paintStatus(io.c, s.service.state)}, up ${formatDuration(s.service.uptime_seconds)})`],
         ['Started', s.service.started_at],
-        ['Config', `${s.config.file_path} (${s.config.backend_count} backends, loaded ${s.config.loaded_at})`],
+        ['Config', `${s.config.file_path} (${count(s.config.backend_count, 'backend')}, loaded ${s.config.loaded_at})`],
         ['Streamable HTTP', s.transport.streamable_http_url],
         ['SSE', s.transport.sse_url],
         ['Feature flags on', flags.join(', ') || 'none'],

@@ -3,6 +3,7 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
+import { count } from '../output/plural.js';
 
 export class ResourcesListCommand extends ClientCommand {
   static override paths = [['resources', 'list']];
@@ -31,7 +32,7 @@ export class ResourcesReadCommand extends ClientCommand {
     io.print(await io.client.readResource(this.uri, io.signal), (r) =>
       r.contents
         .map((c) => {
-          const body = c.text ?? `(${Buffer.from(c.blob ?? '', 'base64').length} bytes of ${c.mimeType || 'binary data'}; use -o json for the base64)`;
+          const body = c.text ?? `(${count(Buffer.from(c.blob ?? '', 'base64').length, 'byte')} of ${c.mimeType || 'binary data'}; use -o json for the base64)`;
           return body.endsWith('\n') ? body : `${body}\n`;
         })
         .join(''),
