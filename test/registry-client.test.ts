@@ -372,8 +372,10 @@ feature_flags: { hot_reload: true }
       ['version: "1"\nbackends: {}\n', `version: "1"\nbackends:\n${block}`],
       [
         "version: '1'\nbackends: {}   # none yet\nserver: { allowed_origins: ['http://a'] }\n",
-        `version: '1'\nbackends:   # none yet\n${block}server: { allowed_origins: ['http://a'] }\n`,
+        `version: '1'\nbackends:    # none yet\n${block}server: { allowed_origins: ['http://a'] }\n`,
       ],
+      ['backends: # none yet\nversion: "1"\n', `backends: # none yet\n${block}version: "1"\n`],
+      ['backends: ~  \r\n', `backends:\r\n${block.replace(/\n/g, '\r\n')}`],
       ['backends:\nversion: "1"\n', `backends:\n${block}version: "1"\n`],
       ['backends: null\n', `backends:\n${block}`],
       ['# only a comment\nversion: "1"\n', `# only a comment\nversion: "1"\nbackends:\n${block}`],

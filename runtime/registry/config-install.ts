@@ -72,10 +72,12 @@ function withBackend(text: string, { filePath, name, spec, comment, validate }: 
   }
   const entry = blockEntry(name, spec, comment, { indent: 2, step: 2 });
   if (pair) {
-    // `backends:`, `backends: {}` or `backends: null`: the value becomes the new block mapping.
+    // `backends:`, `backends: {}` or `backends: null`: the value gives way to the new block mapping
+    // below the key; a comment after it stays on the key's line.
     const keyEnd = rangeOf(pair.key)[1];
-    const valueEnd = backends ? rangeOf(backends)[1] : keyEnd;
-    const opened = splice(text, keyEnd, Math.max(keyEnd, valueEnd), ':');
+    const [start, end] = backends ? rangeOf(backends) : [keyEnd, keyEnd];
+    const blankRest = /^[ \t]*(?=\r?\n|$)/.exec(text.slice(end));
+    const opened = blankRest ? splice(text, keyEnd, end + blankRest[0].length, ':') : splice(text, start, end, '');
     return insertLines(opened, lineEnd(opened, keyEnd + 1), entry, eol);
   }
   return insertLines(text, text.length, `backends:${eol}${entry}`, eol);
