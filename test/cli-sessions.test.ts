@@ -12,6 +12,8 @@ import { stringify } from 'yaml';
 import { fixtureCommand } from './fixtures/spawn.js';
 import { isAlive, freePort, waitFor } from './helpers/core-util.js';
 import { GATEWAY_BIN, CLIENT_BIN, runBin } from './helpers/cli-run.js';
+import { FALLBACK_SERVER_URL, resolveServerUrl } from '../cli/client/server-url.js';
+import { serverChoices } from '../cli/servers/server-choices.js';
 
 interface Sandbox {
   state: string;
@@ -95,6 +97,8 @@ describe('cli: detached server sessions', { timeout: 120_000 }, () => {
       const r = await runBin(CLIENT_BIN, ['-s', s.url, 'health', 'status', '-o', 'json'], { env: sb.env });
       expect(JSON.parse(r.stdout).status).toBe('healthy');
     }
+    // Two running and none named `default`: no -s means the documented fallback, not an arbitrary one of them.
+    expect(resolveServerUrl(undefined, sb.env)).toBe(FALLBACK_SERVER_URL);
 
     const unknown = await gateway(sb, ['stop', 'gamma']);
     expect(unknown.code).toBe(1);
@@ -108,6 +112,11 @@ describe('cli: detached server sessions', { timeout: 120_000 }, () => {
     // A graceful stop: the server logged its shutdown.
     expect(readFileSync(join(sb.state, 'logs', 'alpha.log'), 'utf8')).toContain('gateway stopped');
     expect((await statusJson(sb)).map((s) => s.name)).toEqual(['beta']);
+    // The only running session: gateway-client without -s (nor GATEWAY_URL) talks to it, and the TUI opens it.
+    const implicit = await runBin(CLIENT_BIN, ['status', '-o', 'json'], { env: sb.env });
+    expect(implicit.code, implicit.stderr).toBe(0);
+    expect(JSON.parse(implicit.stdout).transport.streamable_http_url).toBe(`${beta.url}/mcp`);
+    expect(serverChoices({ file: { servers: [] }, env: sb.env }).active).toMatchObject({ name: 'session/beta', url: beta.url });
 
     const all = await gateway(sb, ['stop', '--all']);
     expect(all.code).toBe(0);

@@ -13,6 +13,9 @@ import { DEFAULT_SESSION_NAME, sessionNameProblem } from '../sessions/session-re
 import { defaultLogFile, notifyDetachParent, startDetached, takeDetachedLogFile } from '../sessions/detach.js';
 import { jsonBanner, textBanner } from './server-banner.js';
 import { LOG_LEVELS } from '../../schemas/log-levels.js';
+import { acceptedBy, integerValue, oneOf } from '../option-values.js';
+
+const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 
 export class ServerCommand extends Command {
   static override paths = [['server']];
@@ -30,15 +33,17 @@ export class ServerCommand extends Command {
 
   config = Option.String('--config,-c', { description: 'Config file path' });
   host = Option.String('--host', { description: 'Listen host (default from config, 127.0.0.1)' });
-  port = Option.String('--port,-p', { description: 'Listen port (default from config, 9000)' });
-  logLevel = Option.String('--log-level', { description: 'trace, debug, info, warn, audit, error, fatal or silent' });
+  port = Option.String('--port,-p', { description: 'Listen port (default from config, 9000)', validator: integerValue({ minimum: 0, maximum: 65535 }) });
+  logLevel = Option.String('--log-level', { description: LOG_LEVELS.join(', '), validator: oneOf(LOG_LEVELS) });
   logFormat = Option.String('--log-format', {
     description: 'Console log format: pretty (for a person) or json (JSON lines, the start-up banner too); default pretty when stdout is a terminal, else json',
+    validator: oneOf(LOG_FORMATS),
   });
   verbose = Option.Counter('-v,--verbose', 0, { description: '-v: backend connection progress; -vv: also full backend process output' });
   detach = Option.Boolean('-d,--detach', false, { description: 'Run in the background; returns once the server listens (exit 1 with its error otherwise)' });
   name = Option.String('--name', {
     description: `Session name (default "${DEFAULT_SESSION_NAME}"; a foreground server without --name takes the next free default-N)`,
+    validator: acceptedBy(sessionNameProblem),
   });
   logFile = Option.String('--log-file', { description: 'With --detach: where the output goes (default <state>/logs/<name>.log)' });
 
@@ -53,14 +58,6 @@ export class ServerCommand extends Command {
   }
 
   private usageProblem(): string | undefined {
-    const port = this.port === undefined ? undefined : Number(this.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) return `Invalid --port: ${this.port}`;
-    if (this.logLevel !== undefined && !(LOG_LEVELS as readonly string[]).includes(this.logLevel))
-      return `Invalid --log-level: ${this.logLevel} (expected one of ${LOG_LEVELS.join(', ')})`;
-    if (this.logFormat !== undefined && !LOG_FORMATS.includes(this.logFormat as LogFormat))
-      return `Invalid --log-format: ${this.logFormat} (expected pretty or json)`;
-    const nameProblem = this.name === undefined ? null : sessionNameProblem(this.name);
-    if (nameProblem) return nameProblem;
     if (this.logFile !== undefined && !this.detach)
       return '--log-file applies to --detach (a foreground server logs to the terminal; logging.file in the config adds a file)';
     return undefined;
@@ -78,7 +75,7 @@ export class ServerCommand extends Command {
     const args = [
       ...(this.config !== undefined ? ['--config', resolve(this.config)] : []),
       ...(this.host !== undefined ? ['--host', this.host] : []),
-      ...(this.port !== undefined ? ['--port', this.port] : []),
+      ...(this.port !== undefined ? ['--port', String(this.port)] : []),
       ...(this.logLevel !== undefined ? ['--log-level', this.logLevel] : []),
       ...(this.logFormat !== undefined ? ['--log-format', this.logFormat] : []),
       ...(this.verbose > 0 ? [`-${'v'.repeat(this.verbose)}`] : []),
@@ -120,9 +117,9 @@ export class ServerCommand extends Command {
       gateway = await Gateway.start({
         configPath: this.config,
         host: this.host,
-        port: this.port === undefined ? undefined : Number(this.port),
+        port: this.port,
         logLevel: this.logLevel,
-        logFormat: this.logFormat as LogFormat | undefined,
+        logFormat: this.logFormat,
         verbosity: this.verbose,
         redactor,
       });
@@ -171,5 +168,3 @@ export class ServerCommand extends Command {
     });
   }
 }
-
-const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
