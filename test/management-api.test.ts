@@ -347,13 +347,13 @@ describe('management API (open, two backends)', () => {
       ['arguments of the wrong type', '{"tool": "s_echo", "arguments": "x"}', 'application/json'],
       ['an array body', '[]', 'application/json'],
       ['an empty body', '', 'application/json'],
-      ['a text body', 'hello', 'text/plain'],
     ])('%s is a 400 bad_request', async (_what, raw, contentType) => {
       expectError(await api.request('POST', '/tools/call', { raw, contentType }), 400, 'bad_request');
     });
 
-    it('no body at all is a 400; an unsupported media type a 415', async () => {
+    it('no body at all is a 400; an unsupported media type (text/plain included: only JSON bodies are read) a 415', async () => {
       expectError(await api.request('POST', '/tools/call'), 400, 'bad_request');
+      expectError(await api.request('POST', '/tools/call', { raw: 'hello', contentType: 'text/plain' }), 415, 'unsupported_media_type');
       expectError(await api.request('POST', '/tools/call', { raw: 'tool=x', contentType: 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
     });
   });

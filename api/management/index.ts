@@ -11,6 +11,7 @@ import { authHook, managementToken } from './auth.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { OpenApiCollector } from './openapi.js';
+import { crossOriginGuard } from './cross-origin.js';
 import { healthRoutes } from './routes/health.js';
 import { monitoringRoutes } from './routes/monitoring.js';
 import { eventRoutes } from './routes/events.js';
@@ -30,6 +31,12 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   app.addHook('onRoute', (route) => openapi.add(route));
   installValidation(app);
   installErrorHandling(app);
+  // JSON bodies only: a browser's "simple" text/plain POST finds no parser (415).
+  app.removeContentTypeParser('text/plain');
+  app.addHook(
+    'onRequest',
+    crossOriginGuard(() => ctx.controller.config.server.allowed_origins ?? []),
+  );
   // Backend errors can echo credentials (an HTTP error page quoting a header):
   // every management response passes through the same redactor as the logs.
   app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' ? ctx.redactor.redact(payload) : payload));
