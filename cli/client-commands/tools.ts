@@ -4,8 +4,11 @@ import { ClientCommand, type Io } from './client-command.js';
 import { clip, renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
 import { buildArguments } from './tool-arguments.js';
-import { UsageFailure } from '../output/report-error.js';
+import { integerValue } from '../option-values.js';
+import { ToolSearchQuerySchema } from '../../schemas/api.js';
 import type { ToolCall } from '../client/api-types.js';
+
+const SEARCH_LIMIT = ToolSearchQuerySchema.properties.limit;
 
 export class ToolsListCommand extends ClientCommand {
   static override paths = [['tools', 'list']];
@@ -18,8 +21,7 @@ export class ToolsListCommand extends ClientCommand {
   backend = Option.String('--backend', { description: 'Only the tools of this backend' });
 
   async run(io: Io): Promise<number> {
-    const caps = await io.client.capabilities({ type: 'tools', backend: this.backend });
-    io.print(caps, () =>
+    io.print(await io.client.capabilities({ type: 'tools', backend: this.backend }), (caps) =>
       renderTable(
         ['NAME', 'BACKEND', 'ORIGINAL', 'FILTERED', 'DESCRIPTION'],
         caps.tools.map((t) => [t.name, t.backend, t.renamed ? t.original_name : '', t.filtered ? io.c.yellow('true') : '', clip(t.description)]),
@@ -39,13 +41,13 @@ export class ToolsSearchCommand extends ClientCommand {
   });
 
   query = Option.String();
-  limit = Option.String('--limit', { description: 'How many tools at most (1..50; default optimizer.max_results)' });
+  limit = Option.String('--limit', {
+    description: `How many tools at most (${SEARCH_LIMIT.minimum}..${SEARCH_LIMIT.maximum}; default optimizer.max_results)`,
+    validator: integerValue(SEARCH_LIMIT),
+  });
 
   async run(io: Io): Promise<number> {
-    const limit = this.limit === undefined ? undefined : Number(this.limit);
-    if (limit !== undefined && !Number.isInteger(limit)) throw new UsageFailure(`--limit must be an integer, not "${this.limit}"`);
-    const found = await io.client.searchTools(this.query, limit);
-    io.print(found, () =>
+    io.print(await io.client.searchTools(this.query, this.limit), (found) =>
       renderTable(
         ['NAME', 'BACKEND', 'SCORE', 'DESCRIPTION'],
         found.tools.map((t) => [t.name, t.backend, t.score.toFixed(2), clip(t.description)]),
@@ -76,7 +78,7 @@ export class ToolsCallCommand extends ClientCommand {
     const { tools } = await io.client.capabilities({ type: 'tools', search: this.name });
     const schema = tools.find((t) => t.name === this.name)?.input_schema as Parameters<typeof buildArguments>[2];
     const result = await io.client.callTool(this.name, buildArguments(this.args, this.json, schema), io.signal);
-    io.print(result, () => toolResultText(io, result));
+    io.print(result, (r) => toolResultText(io, r));
     return result.isError ? EXIT.failure : EXIT.ok;
   }
 }

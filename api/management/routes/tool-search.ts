@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ToolSearchQuerySchema, ToolSearchSchema } from '../../../schemas/api.js';
+import { OPTIMIZER_MAX_LIMIT } from '../../../schemas/config.js';
 import type { ManagementContext } from '../context.js';
 import { doc, errors } from '../route-doc.js';
 
@@ -10,10 +11,10 @@ export function toolSearchRoutes(app: FastifyInstance, ctx: ManagementContext): 
   r.get(
     '/tools/search',
     {
-      config: doc('monitoring', 'Search the exposed tools by what they do (what find_tool answers)'),
       schema: {
+        ...doc('monitoring', 'Search the exposed tools by what they do (what find_tool answers)'),
         querystring: ToolSearchQuerySchema,
-        response: { 200: ToolSearchSchema, ...errors({ 400: 'Missing `q`, or `limit` outside 1..50 (`bad_request`).' }) },
+        response: { 200: ToolSearchSchema, ...errors({ 400: `Missing \`q\`, or \`limit\` outside 1..${OPTIMIZER_MAX_LIMIT} (\`bad_request\`).` }) },
       },
     },
     async (req) => ({
