@@ -54,11 +54,14 @@ import {
   type Target,
 } from './harness.js';
 import { median } from './stats.js';
+import { optimizerSection, type OptimizerResults } from './optimizer/section.js';
 
 const env = process.env;
 const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16').split(',').map(Number);
 const WORKERS = Math.max(1, Number(env.BENCH_WORKERS ?? 1));
-const SECTIONS = new Set((env.BENCH_ONLY ?? (QUICK ? 'scenarios,sessions,startup' : 'scenarios,overhead,sessions,tools,startup')).split(','));
+const SECTIONS = new Set(
+  (env.BENCH_ONLY ?? (QUICK ? 'scenarios,sessions,startup,optimizer' : 'scenarios,overhead,sessions,tools,startup,optimizer')).split(','),
+);
 const STARTUP_REPEAT = Number(env.BENCH_STARTUP_REPEAT ?? (QUICK ? 1 : 3));
 const IDLE_SESSIONS = Number(env.BENCH_IDLE_SESSIONS ?? 1000);
 const ABANDONED_SESSIONS = Number(env.BENCH_ABANDONED_SESSIONS ?? (QUICK ? 2000 : 10_000));
@@ -95,6 +98,7 @@ function overheadTable(rows: Row[]): string {
 
 interface Results {
   started_at: string;
+  optimizer?: OptimizerResults;
   machine: { cpus: number; model: string; node: string; clk_tck: number; loadavg_before: number[]; loadavg_after?: number[] };
   settings: Record<string, unknown>;
   scenarios?: ScenarioResults;
@@ -499,6 +503,10 @@ async function main(): Promise<void> {
     if (SECTIONS.has('startup')) {
       console.log(`\n# Start to all-Ready`);
       await startup(results);
+    }
+    if (SECTIONS.has('optimizer')) {
+      console.log('\n# Optimizer: tools/list tokens, find_tool retrieval quality, search latency');
+      results.optimizer = await optimizerSection(ROOT);
     }
   } finally {
     lg.stop();

@@ -409,10 +409,11 @@ describe('management API (open, two backends)', () => {
       ['post', '/skills/{name}/enable'],
       ['post', '/skills/{name}/disable'],
       ['post', '/tools/call'],
+      ['get', '/tools/search'],
       ['post', '/resources/read'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(21);
+    expect(Object.keys(paths)).toHaveLength(22);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }]);
@@ -445,7 +446,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(21);
+      expect(operations).toHaveLength(22);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),
