@@ -41,6 +41,8 @@ export interface Runtime {
   subscriptions: ResourceSubscriptions;
   sessions: SessionTable;
   requests: RequestTracker;
+  /** `sessions.replay_s` in ms. */
+  replayMs: number;
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -90,6 +92,7 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
     subscriptions,
     sessions,
     requests: new RequestTracker(),
+    replayMs: config.sessions.replay_s * 1000,
   };
 }
 

@@ -7,4 +7,6 @@ export interface McpContext extends SessionServerDeps {
   sessions: SessionTable;
   /** POST requests whose responses are still being written. */
   requests: RequestTracker;
+  /** How long SSE events are kept for a resume, and a dropped stream's calls wait for one (`sessions.replay_s`, in ms). */
+  replayMs: number;
 }

@@ -81,14 +81,14 @@ async function handOver(reply: FastifyReply, answer: () => void | Promise<void>)
 }
 
 function openSession(ctx: McpContext, clientIp: string): StreamableSession {
-  const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => randomUUID() });
+  const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => randomUUID(), replayMs: ctx.replayMs });
   const session = new ClientSession('streamable-http', clientIp, transport, (s) => createSessionServer(ctx, s));
   transport.onsessioninitialized = (id) => {
     session.id = id;
     ctx.sessions.add(session);
   };
-  // The client closed a POST before its answers: cancel those requests (the backend is told).
-  transport.onrequestsabandoned = (ids) => session.abandon(ids, 'client closed the request stream');
+  // A POST's stream dropped and nobody resumed it within the replay window: cancel its requests (the backend is told).
+  transport.onrequestsabandoned = (ids) => session.abandon(ids, 'client closed the request stream and did not resume it');
   transport.onclose = () => {
     if (session.id) void ctx.sessions.forget(session.id);
   };
