@@ -28,7 +28,9 @@ import { skillsProvider } from '../runtime/skills/skills-provider.js';
 import { MemorySessionTable } from '../api/mcp/memory-session-table.js';
 import type { SessionTable } from '../api/mcp/session-table.js';
 import { RequestTracker } from '../api/mcp/request-tracker.js';
+import { replicaId } from '../runtime/cluster/replica.js';
 import type { Observability } from './observability.js';
+import { buildSessionTable, type SharedSessions } from './session-store.js';
 
 export interface Runtime {
   controller: GatewayController;
@@ -43,6 +45,12 @@ export interface Runtime {
   requests: RequestTracker;
   /** `sessions.replay_s` in ms. */
   replayMs: number;
+  /** This replica's id. */
+  replicaId: string;
+  /** With `sessions.store: redis`: this replica's part of the cluster, the link sessions' transports use, the table. */
+  shared?: SharedSessions;
+  /** Set by a graceful shutdown with shared sessions: the replica drains (no new session or stream; not ready). */
+  drain: { retryS?: number };
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -57,7 +65,10 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   else if (containers.runtimeSummary) o.logger.info(containers.runtimeSummary, 'container runtime found: stdio backends run in hardened containers');
 
   // Client side: the sessions, who is subscribed to what, and the fan-out that reaches them.
-  const sessions = new MemorySessionTable({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, o.logger);
+  const replica = replicaId();
+  const limits = { ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions };
+  const shared = config.sessions.store === 'redis' ? buildSessionTable(config, limits, replica, o) : undefined;
+  const sessions: SessionTable = shared?.table ?? new MemorySessionTable(limits, replica, o.logger);
   const subscriptionIndex = new SubscriptionIndex();
   const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger);
 
@@ -75,6 +86,8 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   router.setInterceptors(interceptors(config.audit.enabled, o));
   const subscriptions = new ResourceSubscriptions(router, subscriptionIndex);
   sessions.onEnded((id) => subscriptions.dropSession(id));
+  // Shared sessions: the replica holding a session's GET stream keeps its backends subscribed for it.
+  shared?.table.onSubscriptions((id, uris) => void subscriptions.sync(id, uris));
   serving.on('routes', (_table, change) => {
     fanout.listsChanged(change.lists);
     void subscriptions.resync();
@@ -93,6 +106,9 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
     sessions,
     requests: new RequestTracker(),
     replayMs: config.sessions.replay_s * 1000,
+    replicaId: replica,
+    shared,
+    drain: {},
   };
 }
 

@@ -78,6 +78,8 @@ export const STAGES = [
   'container_fallback',
   'reauthenticated',
   'reauth_failed',
+  'store_unavailable',
+  'store_recovered',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 
