@@ -158,6 +158,7 @@ export class SseSession {
 
   async call(id: number, name: string, args: Record<string, unknown> = {}, base = this.defaultBase, meta?: Message): Promise<Message> {
     const res = await this.post({ id, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } }, base);
+    if (res.status !== 200) throw new Error(`tools/call ${name} at ${base}: HTTP ${res.status} ${JSON.stringify(res.json)}`);
     return res.answer(id);
   }
 
