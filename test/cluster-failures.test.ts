@@ -162,7 +162,7 @@ describe('shared sessions: expiry and the cluster-wide limit', () => {
     for (const base of [r1, r2]) {
       await waitFor(async () => (await idle.post({ id: 100, method: 'tools/list' }, base)).status === 404, `the idle session gone from ${base}`);
     }
-    expect(textOf(await busy.call(n++, 'fx_echo', { text: 'alive' }, r2))).toContain('alive');
+    expect(textOf(await busy.call(n, 'fx_echo', { text: 'alive' }, r2))).toContain('alive');
     const listed = (await managementClient(r1).get('/sessions')).body as { sessions: Array<{ id: string }> };
     expect(listed.sessions.map((x) => x.id)).toContain(busy.id);
     expect(listed.sessions.map((x) => x.id)).not.toContain(idle.id);
