@@ -97,8 +97,16 @@ export class SessionsListCommand extends ClientCommand {
     const s = await io.client.sessions();
     io.print(s, () =>
       renderTable(
-        ['ID', 'TRANSPORT', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED'],
-        s.sessions.map((r) => [r.id, r.transport_type, String(r.tool_count), formatDuration(r.age_seconds), formatDuration(r.idle_seconds), String(r.expired)]),
+        ['ID', 'TRANSPORT', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED', 'REPLICA'],
+        s.sessions.map((r) => [
+          r.id,
+          r.transport_type,
+          String(r.tool_count),
+          formatDuration(r.age_seconds),
+          formatDuration(r.idle_seconds),
+          String(r.expired),
+          r.replica,
+        ]),
       ),
     );
     return EXIT.ok;
