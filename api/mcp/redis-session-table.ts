@@ -67,6 +67,11 @@ export class RedisSessionTable implements SessionTable, SharedSessionState {
       case 'ended':
         void this.close(m.s);
         return;
+      case 'initialized': {
+        const session = this.cached.get(m.s);
+        if (session) session.initialized = true;
+        return;
+      }
       case 'cancel':
       case 'response':
         this.transportOf(m.s)?.receive(m.m);
@@ -236,6 +241,7 @@ export class RedisSessionTable implements SessionTable, SharedSessionState {
   initialized(session: ClientSession): void {
     this.snapshots.set(session, JSON.stringify(session.capabilitySnapshot));
     this.write(session, { initialized: true, capability_snapshot: { ...session.capabilitySnapshot } });
+    this.cluster.broadcast({ t: 'initialized', s: session.id, from: this.cluster.tag });
   }
 
   logLevel(session: ClientSession, level: LoggingLevel): void {

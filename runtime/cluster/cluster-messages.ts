@@ -1,7 +1,7 @@
 /**
  * What replicas tell each other over pub/sub. On the bus (every replica):
- * a session ended, a client's cancellation, a session field others cache
- * changed, a session's subscriptions changed, a replica took a session's
+ * a session ended, a session's client finished initializing (it may have told another replica than the one that made the
+ * session), a client's cancellation, a session field others cache changed, a session's subscriptions changed, a replica took a session's
  * GET stream. On a replica's own channel: a client's answer to one of its
  * requests, a connection on another replica following one of its POST
  * streams. `from` is the sender's tag (a replica ignores its own broadcasts).
@@ -10,6 +10,7 @@ import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/sdk/typ
 
 export type ClusterMessage =
   | { t: 'ended'; s: string; from: string }
+  | { t: 'initialized'; s: string; from: string }
   | { t: 'cancel'; s: string; m: JSONRPCMessage; from: string }
   | { t: 'log-level'; s: string; level: LoggingLevel; from: string }
   | { t: 'subscriptions'; s: string; uris: string[]; from: string }
