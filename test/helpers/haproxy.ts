@@ -59,6 +59,22 @@ ${servers}
     return this.output;
   }
 
+  /**
+   * Resolves once `count` different replicas answered through the balancer
+   * (each passed its first health check): asks each one's id in turn.
+   */
+  async allUp(count: number, timeoutMs = 20_000): Promise<void> {
+    const seen = new Set<string>();
+    const deadline = Date.now() + timeoutMs;
+    while (seen.size < count) {
+      if (Date.now() > deadline) throw new Error(`only ${seen.size} of ${count} replicas answered through haproxy:\n${this.output}`);
+      const res = await fetch(`${this.url}/manage/v1/status`).catch(() => undefined);
+      const body = res?.ok ? ((await res.json()) as { replica?: { id?: string } }) : undefined;
+      if (body?.replica?.id) seen.add(body.replica.id);
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
