@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { CLK_TCK, killAll, loadAverage, runMain, sleep, type Proc } from './proc.js';
 import { f, table } from './format.js';
 import { abandonSessions, BASE_TOLERANCE_MB, type AbandonResult } from './abandoned-sessions.js';
-import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
+import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, storeTable, type ScenarioResults } from './scenarios.js';
 import {
   AUDIT,
   FIXTURE_JS,
@@ -513,6 +513,11 @@ async function main(): Promise<void> {
     console.log(scenarioTable(results.scenarios.rows));
     console.log('\n# Scenario goals (gateway scenarios and the floor proxy; +p50 and calls/s against the direct path to the same backend)');
     console.log(goalTable(results.scenarios.goals));
+    const stores = storeTable(results.scenarios.rows);
+    if (stores.split('\n').length > 2) {
+      console.log('\n# Session store: gateway CPU per call with sessions in Redis beside the memory store (same run, /mcp, audit on)');
+      console.log(stores);
+    }
   }
   if (results.overhead.length) {
     console.log('\n# Summary: overhead (bench backend)');
