@@ -23,7 +23,6 @@ import { buildObservability, type Observability, type ObservabilityOptions } fro
 import { buildRuntime, type Runtime } from './runtime.js';
 import { followReloads } from './follow-reloads.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
-import { startSharedSessions } from './session-store.js';
 
 /** What a draining replica tells clients: reconnect (elsewhere) after this long. */
 const DRAIN_RETRY_MS = 1000;
@@ -135,7 +134,7 @@ export class Gateway {
     // Skills are scanned before the listener opens: GET /skills answers from the first request.
     await skills.start().catch((err: unknown) => logger.error({ err }, 'the skill manager failed to start'));
     // Shared sessions: Redis is connected (or said to be unreachable) before the first request.
-    if (this.runtime.shared) await startSharedSessions(this.runtime.shared, this.observability);
+    await this.runtime.shared?.start();
     try {
       this.listening = await listen(controller.config, opts, this.runtime, logger, this.redactor, (timeoutS) => void this.shutdown(timeoutS));
     } catch (err) {

@@ -30,7 +30,7 @@ import type { SessionTable } from '../api/mcp/session-table.js';
 import { RequestTracker } from '../api/mcp/request-tracker.js';
 import { replicaId } from '../runtime/cluster/replica.js';
 import type { Observability } from './observability.js';
-import { buildSessionTable, type SharedSessions } from './session-store.js';
+import type { SharedSessions } from './session-store.js';
 
 export interface Runtime {
   controller: GatewayController;
@@ -67,7 +67,8 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   // Client side: the sessions, who is subscribed to what, and the fan-out that reaches them.
   const replica = replicaId();
   const limits = { ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions };
-  const shared = config.sessions.store === 'redis' ? buildSessionTable(config, limits, replica, o) : undefined;
+  // The Redis client and everything over it are loaded only with the Redis store: the memory store costs what it did.
+  const shared = config.sessions.store === 'redis' ? (await import('./session-store.js')).buildSessionTable(config, limits, replica, o) : undefined;
   const sessions: SessionTable = shared?.table ?? new MemorySessionTable(limits, replica, o.logger);
   const subscriptionIndex = new SubscriptionIndex();
   const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger);

@@ -14,6 +14,8 @@ export interface SharedSessions {
   cluster: RedisCluster;
   link: RedisClusterLink;
   table: RedisSessionTable;
+  /** Connects to Redis and starts hearing the other replicas; an unreachable Redis is said, not thrown. */
+  start(): Promise<void>;
 }
 
 export function buildSessionTable(config: GatewayConfig, limits: SessionLimits, replica: string, o: Observability): SharedSessions {
@@ -26,13 +28,11 @@ export function buildSessionTable(config: GatewayConfig, limits: SessionLimits, 
     if (status === 'ok') o.events.emit({ stage: 'store_recovered', message: 'the session store (Redis) is reachable again', details: { store: 'redis' } });
     else announceUnavailable(o, reason);
   });
-  return { cluster, link, table };
-}
-
-/** Connects to Redis and starts hearing the other replicas; an unreachable Redis is said, not thrown. */
-export async function startSharedSessions(shared: SharedSessions, o: Observability): Promise<void> {
-  await shared.cluster.start((m) => shared.table.hear(m));
-  if (shared.cluster.connection.status !== 'ok') announceUnavailable(o, shared.cluster.connection.reason);
+  const start = async () => {
+    await cluster.start((m) => table.hear(m));
+    if (cluster.connection.status !== 'ok') announceUnavailable(o, cluster.connection.reason);
+  };
+  return { cluster, link, table, start };
 }
 
 function announceUnavailable(o: Observability, reason: string): void {

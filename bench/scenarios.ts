@@ -29,8 +29,6 @@ import {
   type Row,
   type Target,
 } from './harness.js';
-import { startRedis } from './redis.js';
-import type { Proc } from './proc.js';
 
 const env = process.env;
 export const SCENARIO_CLIENTS = (env.BENCH_SCENARIO_CLIENTS ?? '1,16').split(',').map(Number);
@@ -84,7 +82,6 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
     { build: 'after', js: GATEWAY_JS },
   ];
   const gateways: GatewayProc[] = [];
-  const extraProcs: Proc[] = [];
   const list: Scenario[] = [];
   const direct = (backend: BackendKind): Scenario => ({
     name: `direct → sdk-${backend}`,
@@ -155,33 +152,6 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
         }
       }
     }
-    // The same gateway with its sessions in Redis (issue 23): the per-call cost beside the memory store's, same run.
-    const redisNames = (['http', 'stdio'] as const).map((backend) => redisScenarioName(backend));
-    if (redisNames.some(want)) {
-      const redis = await startRedis('scenarios');
-      extraProcs.push(redis.proc);
-      const gw = await startGateway('scenarios-redis', gatewayBackends, { sessions: { store: 'redis', redis: { url: redis.url, key_prefix: 'bench' } } });
-      gateways.push(gw);
-      for (const backend of ['http', 'stdio'] as const) {
-        const name = redisScenarioName(backend);
-        if (!want(name)) continue;
-        list.push({
-          name,
-          kind: 'gateway',
-          backend,
-          build: 'after',
-          target: {
-            name: `${name} (after)`,
-            transport: 'streamable-http',
-            url: gw.url,
-            tool: backend === 'http' ? 'h_echo' : 's_echo',
-            serverPid: () => [gw.proc.pid],
-            backendPid: backend === 'http' ? () => [sdk.proc.pid] : () => childPids(gw.proc.pid),
-            method: 'calltool',
-          },
-        });
-      }
-    }
     if (want('mcp-hub') && env.BENCH_HUB !== '0') {
       const hub = await startHub('scenarios', { h: { url: sdk.url }, s: sdkStdioCmd('s') });
       gateways.push({ proc: hub.proc, url: hub.url, base: '', startMs: hub.startMs });
@@ -216,16 +186,11 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
     return { rows, goals: judge(rows), baseline: BASELINE_JS };
   } finally {
     await Promise.all([...gateways.map((g) => g.proc.stop()), sdk.proc.stop()]);
-    await Promise.all(extraProcs.map((p) => p.stop()));
   }
 }
 
 function scenarioName(front: '/mcp' | '/sse', backend: BackendKind, audit: boolean): string {
   return `gateway ${front} → sdk-${backend}${audit ? '' : ', audit off'}`;
-}
-
-export function redisScenarioName(backend: BackendKind): string {
-  return `gateway /mcp → sdk-${backend}, redis store`;
 }
 
 function order(s: Scenario): number {
@@ -234,43 +199,7 @@ function order(s: Scenario): number {
   const front = s.name.includes('/sse') ? 1 : 0;
   const audit = s.name.includes('audit off') ? 1 : 0;
   const build = s.build === 'before' ? 0 : 1;
-  // Right after the memory store's same row, so the two are measured back to back.
-  const redis = s.name.endsWith('redis store') ? 5 : 0;
-  return kind * 10000 + audit * 1000 + front * 100 + backend * 10 + build + redis;
-}
-
-/**
- * The Redis store's gateway CPU per call beside the memory store's, for each
- * backend and client count measured in this run (target: at most 5 % more).
- */
-export function storeComparison(rows: readonly ScenarioRow[]): Array<{ backend: BackendKind; clients: number; memory: number; redis: number; ratio: number }> {
-  const out: Array<{ backend: BackendKind; clients: number; memory: number; redis: number; ratio: number }> = [];
-  for (const r of rows) {
-    if (!r.scenario.endsWith('redis store')) continue;
-    const memory = rows.find((m) => m.scenario === scenarioName('/mcp', r.backend, true) && m.build !== 'before' && m.clients === r.clients);
-    if (!memory?.server_cpu_us_per_call || !r.server_cpu_us_per_call) continue;
-    out.push({
-      backend: r.backend,
-      clients: r.clients,
-      memory: memory.server_cpu_us_per_call,
-      redis: r.server_cpu_us_per_call,
-      ratio: r.server_cpu_us_per_call / memory.server_cpu_us_per_call,
-    });
-  }
-  return out;
-}
-
-export function storeTable(rows: readonly ScenarioRow[]): string {
-  return table(
-    ['backend', 'clients', 'memory store µs/call', 'redis store µs/call', 'redis / memory (target ≤ 1.05)'],
-    storeComparison(rows).map((c) => [
-      `sdk-${c.backend}`,
-      String(c.clients),
-      f(c.memory),
-      f(c.redis),
-      `${f(c.ratio, 3)}${c.ratio <= 1.05 ? ' ok' : ' MISSED'}`,
-    ]),
-  );
+  return kind * 10000 + audit * 1000 + front * 100 + backend * 10 + build;
 }
 
 const directOf = (rows: readonly ScenarioRow[], backend: BackendKind, clients: number) =>
