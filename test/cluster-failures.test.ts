@@ -140,6 +140,7 @@ describe('shared sessions: expiry and the cluster-wide limit', () => {
       replicas: 2,
       backends: { fx: stdioFixture(['--name', 'fx']) },
       server: { session_ttl: 2, max_sessions: 3 },
+      sessions: { replay_s: 1 },
     });
     [r1, r2] = cluster.urls as [string, string];
   }, 60_000);
@@ -167,6 +168,31 @@ describe('shared sessions: expiry and the cluster-wide limit', () => {
     expect(listed.sessions.map((x) => x.id)).toContain(busy.id);
     expect(listed.sessions.map((x) => x.id)).not.toContain(idle.id);
     expect(await busy.delete(r1)).toBe(200);
+  });
+
+  it('a dropped POST stream resumed on another replica within replay_s runs to its end; one nobody resumes is cancelled', async () => {
+    const s = await SseSession.open(r1);
+    const cancelled = async (id: number) => (JSON.parse(textOf(await s.call(id, 'fx_last_cancelled', {}, r1))) as { count: number }).count;
+    const before = await cancelled(1);
+    // Longer than replay_s: r1 would cancel it if it did not know that r2 carries the stream.
+    const call = await s.post(
+      { id: 2, method: 'tools/call', params: { name: 'fx_slow', arguments: { steps: 8, delay_ms: 300 }, _meta: { progressToken: 'r' } } },
+      r1,
+    );
+    await call.until(() => call.messages.some((m) => progressOf(m) === 1), 'the call to start');
+    call.drop();
+    const resumed = await s.get(call.lastEventId, r2);
+    expect(textOf(await resumed.answer(2))).toBe('done 8');
+    expect(await cancelled(3)).toBe(before);
+
+    const abandoned = await s.post(
+      { id: 4, method: 'tools/call', params: { name: 'fx_slow', arguments: { steps: 50, delay_ms: 200 }, _meta: { progressToken: 'a' } } },
+      r1,
+    );
+    await abandoned.until(() => abandoned.messages.some((m) => progressOf(m) === 1), 'the call to start');
+    abandoned.drop();
+    await waitFor(async () => (await cancelled(5 + Math.floor(Math.random() * 1e6))) > before, 'the unresumed call to be cancelled');
+    await s.delete(r2);
   });
 
   it('server.max_sessions counts the sessions of the cluster', async () => {

@@ -399,7 +399,13 @@ export class NodeStreamableHttpTransport implements Transport {
     for (const id of stream.ids) if (this.streams.get(id) === stream) this.streams.delete(id);
     const sse = stream.sse;
     if (!sse) return;
+    // A connection that carried the end got everything: nothing is left to resume.
+    const delivered = sse.attached;
     sse.finish();
+    if (delivered) {
+      this.resumable.delete(sse.id);
+      return;
+    }
     // Kept for a client that resumes after the end: it gets the answers it missed.
     setTimeout(() => {
       if (this.resumable.get(sse.id) === stream) this.resumable.delete(sse.id);
