@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { z } from 'zod/v3';
 
 /**
  * `stdio`: each client spawns its own backend process (`url` is then unused).
@@ -60,10 +61,28 @@ export interface RunResult {
   wallMs: number;
 }
 
-const PASSTHROUGH = {
-  safeParse: (data: unknown) =>
-    data && typeof data === 'object' ? { success: true as const, data } : { success: false as const, error: new Error('result is not an object') },
-} as never;
+/**
+ * A result schema that only checks the result is an object. A real zod (v3 API)
+ * type, so the SDK takes it as any other schema; `safeParse` answers directly,
+ * without zod's parse context, to keep each call's check as cheap as a test.
+ */
+class ObjectResult extends z.ZodType<object> {
+  constructor() {
+    super({});
+  }
+
+  _parse(input: z.ParseInput): z.ParseReturnType<object> {
+    return isObject(input.data) ? z.OK(input.data) : z.INVALID;
+  }
+
+  override safeParse(data: unknown): z.SafeParseReturnType<unknown, object> {
+    if (isObject(data)) return { success: true, data };
+    return { success: false, error: new z.ZodError([{ code: 'custom', message: 'result is not an object', path: [] }]) };
+  }
+}
+
+const isObject = (data: unknown): data is object => typeof data === 'object' && data !== null;
+const PASSTHROUGH = new ObjectResult();
 
 // The SDK client transport passes one long-lived AbortSignal to every fetch; undici
 // drops its listeners only on GC, so a closed loop trips the leak warning.
@@ -72,7 +91,7 @@ setMaxListeners(0);
 interface LoadClient {
   callTool?: Client['callTool'];
   listTools?: Client['listTools'];
-  request(request: { method: string; params?: Record<string, unknown> }, schema: never, opts?: { timeout?: number }): Promise<unknown>;
+  request(request: { method: string; params?: Record<string, unknown> }, schema: ObjectResult, opts?: { timeout?: number }): Promise<unknown>;
   close(): Promise<void>;
 }
 

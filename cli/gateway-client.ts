@@ -8,7 +8,9 @@ import { ReplCommand } from './repl/repl-command.js';
 import { colors, wantColor } from './output/colors.js';
 import { programHelp } from './repl/help.js';
 import { runCli } from './run-cli.js';
+import { endQuietlyWhenStdoutCloses } from './output/closed-stdout.js';
 
+endQuietlyWhenStdoutCloses();
 const argv = process.argv.slice(2);
 const colored = wantColor(process.stdout, argv.includes('--no-color'));
 const cli = buildClientCli(colored);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** `gateway`: the command line of the MCP gateway (clipanion). */
-import { Cli, Builtins } from 'clipanion';
+import { Builtins } from 'clipanion';
+import { UsageCli } from './usage-cli.js';
 import { GATEWAY_VERSION } from '../runtime/version.js';
 import { ServerCommand } from './commands/server.js';
 import { ConfigValidateCommand } from './commands/config-validate.js';
@@ -11,8 +12,11 @@ import { StopCommand } from './commands/stop.js';
 import { TuiCommand } from './tui/tui-command.js';
 import { runCli } from './run-cli.js';
 import { wantColor } from './output/colors.js';
+import { endQuietlyWhenStdoutCloses } from './output/closed-stdout.js';
 
-const cli = new Cli({
+endQuietlyWhenStdoutCloses();
+
+const cli = new UsageCli({
   binaryLabel: 'MCP gateway',
   binaryName: 'gateway',
   binaryVersion: GATEWAY_VERSION,

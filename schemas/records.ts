@@ -78,6 +78,7 @@ export const STAGES = [
   'container_fallback',
   'reauthenticated',
   'reauth_failed',
+  'authorization_required',
   'store_unavailable',
   'store_recovered',
 ] as const;

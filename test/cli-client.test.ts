@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { fixtureCommand } from './fixtures/spawn.js';
 import { startGatewayCli, type GatewayProcess } from './helpers/gateway-cli.js';
 import { managementClient } from './helpers/management-client.js';
-import { CLIENT_BIN, clientJson, runBin } from './helpers/cli-run.js';
+import { CLIENT_BIN, GATEWAY_BIN, clientJson, runBin } from './helpers/cli-run.js';
 import { freePort, waitFor } from './helpers/core-util.js';
 
 const TOKEN = 'cli-test-token-0123456789';
@@ -156,6 +156,11 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(JSON.parse(plain.stdout)).toEqual((await api.get('/groups')).body);
     const yaml = await client(['-s', gw.url, '-o', 'yaml', 'groups', 'list']);
     expect(parse(yaml.stdout)).toEqual((await api.get('/groups')).body);
+    // Counts read in the right number: "1 prompt", never "1 prompts".
+    const show = await client(['-s', gw.url, '-o', 'table', 'backends', 'show', 'fx']);
+    const capabilities = /^Capabilities: +(.*)$/m.exec(show.stdout)![1];
+    expect(capabilities).toMatch(/^\d+ tools?, \d+ resources?, \d+ prompts?$/);
+    for (const [, n, noun] of capabilities.matchAll(/(\d+) (\w+)/g)) expect(noun.endsWith('s'), capabilities).toBe(n !== '1');
     const table = await client(['-s', gw.url, '-o', 'table', 'backends', 'list']);
     expect(table.stdout).toMatch(/^NAME\s+TYPE\s+GROUP\s+PHASE\s+STATE\s+HEALTH/);
     expect(table.stdout).toMatch(/\nfx\s+stdio\s+tests\s+Ready\s+connected\s+healthy/);
@@ -181,6 +186,25 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
       const r = await client(['-s', gw.url, ...args]);
       expect(r.code, `${args.join(' ')}\n${r.stdout}${r.stderr}`).toBe(2);
     }
+    // Bad option values are usage errors too, refused before anything is sent, with the option named.
+    for (const [args, option] of [
+      [['events', 'list', '--severity', 'fatal'], '--severity'],
+      [['events', 'list', '--limit', '0'], '--limit'],
+      [['events', 'list', '--limit', '1001'], '--limit'],
+      [['events', 'list', '--since', 'yesterday'], '--since'],
+      [['registry', 'search', 'files', '--limit', '0'], '--limit'],
+      [['capabilities', '--type', 'widgets'], '--type'],
+      [['shutdown', '--timeout', '1.5'], '--timeout'],
+      [['reauth', 'fx', '--timeout', '0'], '--timeout'],
+      [['containers', 'stop', 'x', '--timeout', 'soon'], '--timeout'],
+    ] as const) {
+      const r = await client(['-s', gw.url, ...args]);
+      expect(r.code, `${args.join(' ')}\n${r.stdout}${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`Invalid value for ${option}`);
+    }
+    // The same in the REPL's scripted mode: the command's own status.
+    expect((await client(['-s', gw.url], { input: 'events list --severity fatal\n' })).code).toBe(2);
+    expect((await client(['-s', gw.url, '-o', 'json', 'events', 'list', '--since', '2020-01-01', '--limit', '2'])).code).toBe(0);
 
     const port = await freePort();
     const down = await client(['-s', `http://127.0.0.1:${port}`, 'backends', 'list']);
@@ -190,6 +214,43 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     // GATEWAY_URL is used when there is no -s.
     expect((await client(['health', 'status'], { env: { GATEWAY_URL: `http://127.0.0.1:${port}` } })).code).toBe(3);
     expect((await client(['health', 'status'], { env: { GATEWAY_URL: gw.url } })).code).toBe(0);
+  });
+
+  it('text from a backend reaches a terminal without control characters in tables; JSON and YAML keep it exact', async () => {
+    // Clear the screen, set the title, CSI as one C1 character, DEL, a bare carriage return.
+    const hostile = 'before\x1b[2J\x1b]0;pwned\x07 \u009b31m red\x7f\rafter';
+    // eslint-disable-next-line no-control-regex
+    const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+    const args = ['tools', 'call', 'fx_echo', '--arg', `text=${hostile}`];
+    const table = await client(['-s', gw.url, '-o', 'table', ...args]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toMatch(CONTROL);
+    expect(table.stdout).toContain('before');
+    expect(table.stdout).toContain('after');
+
+    const asJson = await client(['-s', gw.url, '-o', 'json', ...args]);
+    expect(asJson.stdout).not.toMatch(CONTROL);
+    expect(JSON.parse(asJson.stdout).content[0].text).toBe(hostile);
+    const asYaml = await client(['-s', gw.url, '-o', 'yaml', ...args]);
+    expect(asYaml.stdout).not.toMatch(CONTROL);
+    expect(parse(asYaml.stdout).content[0].text).toBe(hostile);
+
+    // An error message from the server is text for the terminal too.
+    const unknown = await client(['-s', gw.url, 'tools', 'call', `nope\x1b[2J`]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/nope/);
+    expect(unknown.stderr).not.toContain('\x1b[2J');
+  });
+
+  it('a reader that closes the pipe early (| head) ends either program quietly, exit 0, no EPIPE stack trace', async () => {
+    for (const [bin, args] of [
+      [CLIENT_BIN, ['-s', gw.url, '-o', 'json', 'capabilities']],
+      [GATEWAY_BIN, ['status', '-o', 'json']],
+    ] as const) {
+      const r = await runBin(bin, [...args], { env, closeStdout: true });
+      expect(r.stderr, `${args.join(' ')}`).toBe('');
+      expect(r.code, `${args.join(' ')}`).toBe(0);
+    }
   });
 
   it('events follow prints one JSON line per live event until interrupted', async () => {
@@ -212,6 +273,39 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(lines.every((e) => typeof e.id === 'string' && typeof e.stage === 'string' && e.backend === 'fx')).toBe(true);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
+  });
+
+  it('events follow lines its columns up under a header, whatever the severity, backend and stage of each event', async () => {
+    const child = spawn(process.execPath, [CLIENT_BIN, '-s', gw.url, '-o', 'table', 'events', 'follow'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    // A reconnect (stages of several lengths, backend fx) and a reload (no backend): lines of different shapes.
+    await waitFor(async () => {
+      await api.post('/reconnect/fx');
+      await api.post('/reload');
+      const stages = new Set(
+        out
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(/\s+/)[3]),
+      );
+      return stages.has('connected') && stages.has('reload') && [...stages].some((s) => s && s !== 'connected' && s !== 'reload');
+    }, 'events of several shapes from events follow');
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    const [header, ...lines] = out.trimEnd().split('\n');
+    expect(header).toMatch(/^TIME +SEVERITY +BACKEND +STAGE +MESSAGE$/);
+    const columns = ['SEVERITY', 'BACKEND', 'STAGE', 'MESSAGE'].map((h) => header.indexOf(h));
+    for (const line of lines) {
+      // Each column starts where its header does: the cell before it, and its padding, end just there.
+      for (const at of columns) expect(line.slice(at - 2, at), `${line}\n${header}`).toBe('  ');
+      for (const at of columns) expect(line[at], `${line}\n${header}`).not.toBe(' ');
+    }
+    expect(lines.some((l) => /\s-\s+reload\s/.test(l))).toBe(true);
   });
 
   it('with standard input not a terminal, runs one command per line and exits with the last status', async () => {

@@ -12,6 +12,8 @@ import { stringify } from 'yaml';
 import { fixtureCommand } from './fixtures/spawn.js';
 import { isAlive, freePort, waitFor } from './helpers/core-util.js';
 import { GATEWAY_BIN, CLIENT_BIN, runBin } from './helpers/cli-run.js';
+import { FALLBACK_SERVER_URL, resolveServerUrl } from '../cli/client/server-url.js';
+import { serverChoices } from '../cli/servers/server-choices.js';
 
 interface Sandbox {
   state: string;
@@ -43,9 +45,9 @@ function sandbox(): Sandbox {
 
 const gateway = (sb: Sandbox, args: string[]) => runBin(GATEWAY_BIN, args, { env: sb.env });
 
-/** `gateway server -d`; returns the printed URL and pid. */
+/** `gateway server -d --wait` (its backends have had their first attempt when it returns); returns the printed URL and pid. */
 async function startDetached(sb: Sandbox, name?: string): Promise<{ url: string; pid: number; stdout: string }> {
-  const r = await gateway(sb, ['server', '-d', ...(name ? ['--name', name] : []), '--config', sb.config, '--port', '0']);
+  const r = await gateway(sb, ['server', '-d', '--wait', ...(name ? ['--name', name] : []), '--config', sb.config, '--port', '0']);
   expect(r.code, r.stderr).toBe(0);
   const url = /URL\s+(http:\/\/\S+)/.exec(r.stdout)![1];
   const pid = Number(/\(pid (\d+)\)/.exec(r.stdout)![1]);
@@ -95,6 +97,8 @@ describe('cli: detached server sessions', { timeout: 120_000 }, () => {
       const r = await runBin(CLIENT_BIN, ['-s', s.url, 'health', 'status', '-o', 'json'], { env: sb.env });
       expect(JSON.parse(r.stdout).status).toBe('healthy');
     }
+    // Two running and none named `default`: no -s means the documented fallback, not an arbitrary one of them.
+    expect(resolveServerUrl(undefined, sb.env)).toBe(FALLBACK_SERVER_URL);
 
     const unknown = await gateway(sb, ['stop', 'gamma']);
     expect(unknown.code).toBe(1);
@@ -108,6 +112,11 @@ describe('cli: detached server sessions', { timeout: 120_000 }, () => {
     // A graceful stop: the server logged its shutdown.
     expect(readFileSync(join(sb.state, 'logs', 'alpha.log'), 'utf8')).toContain('gateway stopped');
     expect((await statusJson(sb)).map((s) => s.name)).toEqual(['beta']);
+    // The only running session: gateway-client without -s (nor GATEWAY_URL) talks to it, and the TUI opens it.
+    const implicit = await runBin(CLIENT_BIN, ['status', '-o', 'json'], { env: sb.env });
+    expect(implicit.code, implicit.stderr).toBe(0);
+    expect(JSON.parse(implicit.stdout).transport.streamable_http_url).toBe(`${beta.url}/mcp`);
+    expect(serverChoices({ file: { servers: [] }, env: sb.env }).active).toMatchObject({ name: 'session/beta', url: beta.url });
 
     const all = await gateway(sb, ['stop', '--all']);
     expect(all.code).toBe(0);
@@ -115,6 +124,26 @@ describe('cli: detached server sessions', { timeout: 120_000 }, () => {
     expect(isAlive(beta.pid)).toBe(false);
     expect(await statusJson(sb)).toEqual([]);
     expect((await gateway(sb, ['status'])).stdout).toContain('No running gateway sessions');
+  });
+
+  it('server -d returns as soon as the server listens, with a slow backend still connecting (issue 28)', async () => {
+    const sb = sandbox();
+    // A backend that never answers initialize: its first attempt lasts the whole connect timeout.
+    writeFileSync(
+      sb.config,
+      stringify({
+        audit: { enabled: false },
+        backends: { slow: { type: 'stdio', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], timeouts: { connect_s: 60 } } },
+      }),
+    );
+    const r = await gateway(sb, ['server', '-d', '--name', 'quick', '--config', sb.config, '--port', '0']);
+    expect(r.code, r.stderr).toBe(0);
+    const url = /URL\s+(http:\/\/\S+)/.exec(r.stdout)![1];
+    pids.push(Number(/\(pid (\d+)\)/.exec(r.stdout)![1]));
+    // Had it waited for the backend, the attempt would be over (a minute later, Failed).
+    const backends = (await (await fetch(`${url}/manage/v1/backends`)).json()) as { backends: Array<{ name: string; phase: string }> };
+    expect(backends.backends).toEqual([expect.objectContaining({ name: 'slow', phase: 'Initializing' })]);
+    await gateway(sb, ['stop', 'quick', '--force']);
   });
 
   it('stop --force kills at once (the default session when no name is given) and removes its file', async () => {

@@ -6,16 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Writable } from 'node:stream';
 import { ContainerManager } from '../runtime/containers/container-manager.js';
 import { MANAGED_LABEL, OWNER_LABEL, managedLabels, BACKEND_LABEL } from '../runtime/containers/labels.js';
 import { currentOwner, formatOwner } from '../runtime/containers/owner.js';
 import { runContainersCommand } from '../cli/containers/containers-command.js';
 import { runPodsCommand } from '../cli/containers/pods-command.js';
 import { cliPath } from './helpers/gateway-cli.js';
+import { CLIENT_BIN, runBin } from './helpers/cli-run.js';
 import { ensureTestBase, podmanCli, skipWithoutPodman, startTestPodman, TEST_NODE_BASE, type TestPodman } from './helpers/podman.js';
 import { collector, connectClient, hardeningFixture, testContainersConfig } from './helpers/container-backends.js';
 import { waitFor } from './helpers/core-util.js';
@@ -134,6 +136,39 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
       await waitFor(() => logs.text().includes('hardening-report: serving stdio as uid 65532'), 'the server’s stderr line in the logs');
       ac.abort();
       expect(await following).toBe(0);
+      // By default only the container's stderr: its stdout is the MCP traffic, tool results included.
+      expect(logs.text()).not.toContain('"jsonrpc"');
+      const withStdout = collector();
+      expect(await runContainersCommand({ action: 'logs', name, stdout: true, socket: podman.socket }, withStdout.stream)).toBe(0);
+      expect(withStdout.text()).toContain('hardening-report: serving stdio as uid 65532');
+      expect(withStdout.text()).toContain('"jsonrpc":"2.0"');
+
+      // As a program: `containers logs NAME --stdout | head` ends quietly when the reader is gone.
+      const piped = await runBin(CLIENT_BIN, ['containers', 'logs', name, '--stdout', '--socket', podman.socket], { closeStdout: true });
+      expect(piped).toMatchObject({ code: 0, stderr: '' });
+
+      // No --socket: containers.socket of the config is tried first, as the gateway does; with nothing else to discover.
+      const state = mkdtempSync(join(tmpdir(), 'gw-containers-state-'));
+      const nothingToDiscover = { GATEWAY_STATE_DIR: state, XDG_RUNTIME_DIR: mkdtempSync(join(tmpdir(), 'gw-xdg-')), DOCKER_HOST: '', CONTAINER_HOST: '' };
+      const listed = new RegExp(`\\n${name} +[0-9a-f]{12} `);
+      const byFlag = await runBin(CLIENT_BIN, ['containers', 'list', '-c', configFile], { env: nothingToDiscover });
+      expect(byFlag.stderr).toBe('');
+      expect(byFlag.stdout).toMatch(listed);
+      // Without --config: the config of the local gateway session gateway-client would talk to.
+      mkdirSync(join(state, 'sessions'));
+      const session = {
+        name: 'default',
+        pid: process.pid,
+        host: '127.0.0.1',
+        port: 1,
+        config: configFile,
+        log_file: null,
+        started_at: new Date().toISOString(),
+      };
+      writeFileSync(join(state, 'sessions', 'default.json'), JSON.stringify(session));
+      const bySession = await runBin(CLIENT_BIN, ['containers', 'list', '-o', 'json'], { env: nothingToDiscover });
+      expect(bySession.stderr).toBe('');
+      expect(JSON.parse(bySession.stdout).map((c: { Names: string[] }) => c.Names[0])).toContain(name);
 
       const stop = collector();
       expect(await runContainersCommand({ action: 'stop', name, timeout: 1, socket: podman.socket }, stop.stream)).toBe(0);
@@ -166,8 +201,8 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
 
   it('containers and pods say in one line that no socket answered, and exit 1', async () => {
     for (const command of [
-      (out: NodeJS.WritableStream) => runContainersCommand({ action: 'list', socket: join(dir, 'none.sock') }, out as never),
-      (out: NodeJS.WritableStream) => runPodsCommand({ action: 'list', socket: join(dir, 'none.sock') }, out as never),
+      (out: Writable) => runContainersCommand({ action: 'list', socket: join(dir, 'none.sock') }, out),
+      (out: Writable) => runPodsCommand({ action: 'list', socket: join(dir, 'none.sock') }, out),
     ]) {
       const out = collector();
       expect(await command(out.stream)).toBe(1);

@@ -351,13 +351,13 @@ describe('management API (open, two backends)', () => {
       ['arguments of the wrong type', '{"tool": "s_echo", "arguments": "x"}', 'application/json'],
       ['an array body', '[]', 'application/json'],
       ['an empty body', '', 'application/json'],
-      ['a text body', 'hello', 'text/plain'],
     ])('%s is a 400 bad_request', async (_what, raw, contentType) => {
       expectError(await api.request('POST', '/tools/call', { raw, contentType }), 400, 'bad_request');
     });
 
-    it('no body at all is a 400; an unsupported media type a 415', async () => {
+    it('no body at all is a 400; an unsupported media type (text/plain included: only JSON bodies are read) a 415', async () => {
       expectError(await api.request('POST', '/tools/call'), 400, 'bad_request');
+      expectError(await api.request('POST', '/tools/call', { raw: 'hello', contentType: 'text/plain' }), 415, 'unsupported_media_type');
       expectError(await api.request('POST', '/tools/call', { raw: 'tool=x', contentType: 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
     });
   });
@@ -428,9 +428,102 @@ describe('management API (open, two backends)', () => {
     const call = paths['/manage/v1/tools/call'].post;
     expect(call.requestBody.content['application/json'].schema.required).toEqual(['tool', 'arguments']);
     expect(Object.keys(call.responses).sort()).toEqual(['200', '400', '401', '404', '500', '502', '503']);
-    expect(paths['/manage/v1/shutdown'].post.requestBody.required).toBe(false);
-    expect(paths['/manage/v1/events/stream'].get.responses['200'].content['text/event-stream']).toBeDefined();
     expect(paths['/manage/v1/reconnect/{name}'].post.parameters[0]).toMatchObject({ name: 'name', in: 'path', required: true });
+  });
+
+  describe('GET /openapi.json: what a client generator relies on', () => {
+    type Operation = {
+      operationId?: string;
+      summary?: string;
+      tags?: string[];
+      security?: unknown[];
+      parameters?: Array<{ name: string; in: string; required: boolean; description?: string; schema: Record<string, unknown> }>;
+      requestBody?: { required: boolean };
+      responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, unknown> }> }>;
+    };
+    let doc: { info: Record<string, string>; components: Record<string, unknown>; paths: Record<string, Record<string, Operation>> };
+    let operations: Array<{ method: string; path: string; op: Operation }>;
+    beforeAll(async () => {
+      doc = (await api.get('/openapi.json')).body;
+      operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method, path, op })));
+    });
+
+    it('names every operation once, after its method and path', () => {
+      expect(operations).toHaveLength(21);
+      const ids = operations.map(({ op }) => op.operationId);
+      expect(
+        ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),
+        ids.join(', '),
+      ).toBe(true);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(doc.paths['/manage/v1/skills/{name}/enable']!.post!.operationId).toBe('postSkillsNameEnable');
+      expect(doc.paths['/manage/v1/events/stream']!.get!.operationId).toBe('getEventsStream');
+      for (const { op } of operations) expect(op.summary && op.tags?.length, op.operationId).toBeTruthy();
+    });
+
+    it('public exactly where the auth hook lets requests through: /health and /ready, without a 401', () => {
+      const open = operations.filter(({ op }) => op.security !== undefined);
+      expect(open.map(({ path }) => path)).toEqual(['/manage/v1/health', '/manage/v1/ready']);
+      for (const { op } of open) {
+        expect(op.security).toEqual([]);
+        expect(op.responses['401']).toBeUndefined();
+      }
+      for (const { op } of operations.filter(({ op }) => op.security === undefined)) expect(op.responses['401'], op.operationId).toBeDefined();
+      expect(doc.components.securitySchemes).toEqual({ bearerAuth: { type: 'http', scheme: 'bearer' } });
+    });
+
+    it('describes every answer; error bodies are the spec body', () => {
+      for (const { op } of operations) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          expect(response.description, `${op.operationId} ${status}`).toMatch(/\w/);
+          expect(response.description, `${op.operationId} ${status}`).not.toBe('Default Response');
+          // /ready's 503 is the readiness body, not an error.
+          if (Number(status) >= 400 && op.operationId !== 'getReady')
+            expect(response.content?.['application/json']?.schema.required).toEqual(['error', 'message', 'details']);
+        }
+      }
+      expect(doc.paths['/manage/v1/status']!.get!.responses['200']!.description).toBe('Success');
+      expect(doc.paths['/manage/v1/ready']!.get!.responses['503']!.description).toBe('Not ready');
+    });
+
+    it('the event stream answers text/event-stream, not JSON', () => {
+      const ok = doc.paths['/manage/v1/events/stream']!.get!.responses['200']!;
+      expect(ok.description).toBe('Event stream');
+      expect(ok.content).toEqual({ 'text/event-stream': { schema: { type: 'string' } } });
+    });
+
+    it('a body is required only when its schema requires a field (an absent body counts as {})', () => {
+      const bodies = operations.filter(({ op }) => op.requestBody).map(({ path, op }) => [path, op.requestBody!.required]);
+      expect(Object.fromEntries(bodies)).toEqual({
+        '/manage/v1/shutdown': false,
+        '/manage/v1/registry/install': true,
+        '/manage/v1/tools/call': true,
+        '/manage/v1/resources/read': true,
+      });
+    });
+
+    it('query parameters carry their description beside the schema, not in it', () => {
+      const since = doc.paths['/manage/v1/events']!.get!.parameters!.find((p) => p.name === 'since')!;
+      expect(since).toMatchObject({ in: 'query', required: false, description: 'ISO 8601; only events strictly after it.' });
+      expect(since.schema).toEqual({ type: 'string' });
+      const q = doc.paths['/manage/v1/registry/search']!.get!.parameters!.find((p) => p.name === 'q')!;
+      expect(q).toMatchObject({ in: 'query', required: true });
+    });
+
+    it('a query parameter with a default is optional (GET /events without limit is fine)', async () => {
+      const limit = doc.paths['/manage/v1/events']!.get!.parameters!.find((p) => p.name === 'limit')!;
+      expect(limit).toMatchObject({ required: false, schema: { default: 100 } });
+      expect((await api.get('/events')).status).toBe(200);
+      const withDefault = operations.flatMap(({ op }) => (op.parameters ?? []).filter((p) => p.schema.default !== undefined));
+      expect(withDefault.map((p) => p.name)).toEqual(['events_limit', 'limit', 'limit']);
+      for (const p of withDefault) expect(p.required, p.name).toBe(false);
+    });
+
+    it('the API index lists the same operations, in the same order', async () => {
+      const index = await fetch(`${h.url}/manage/v1`).then((r) => r.json() as Promise<{ endpoints: Array<{ method: string; path: string; summary: string }> }>);
+      expect(index.endpoints).toEqual(operations.map(({ method, path, op }) => ({ method: method.toUpperCase(), path, summary: op.summary })));
+      expect(doc.info).toMatchObject({ title: 'MCP gateway management API', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    });
   });
 
   // Last: a reconnect briefly takes h's capabilities out of the registry.

@@ -86,6 +86,30 @@ describe('management API authentication', () => {
     }
   });
 
+  it('the index is public too', async () => {
+    for (const path of ['', '/']) {
+      const res = await api.get(path, { token: null });
+      expect(res.status, `/manage/v1${path}`).toBe(200);
+      expect(res.body.endpoints.length).toBeGreaterThan(20);
+    }
+  });
+
+  it('the OpenAPI document says which operations need the token, and the hook agrees', async () => {
+    const doc = (await api.get('/openapi.json', { token: TOKEN })).body as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    const checked: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const res = await fetch(`${h.url}${path.replace(/\{\w+\}/g, 'nope')}`, { method: method.toUpperCase() });
+        await res.body?.cancel();
+        const open = Array.isArray(op.security) && op.security.length === 0;
+        expect(res.status === 401, `${method} ${path}`).toBe(!open);
+        checked.push(`${open ? 'public' : 'token'} ${method} ${path}`);
+      }
+    }
+    expect(checked.filter((c) => c.startsWith('public'))).toEqual(['public get /manage/v1/health', 'public get /manage/v1/ready']);
+    expect(checked.length).toBeGreaterThan(20);
+  });
+
   it('rejects other schemes and malformed headers', async () => {
     for (const authorization of [`Basic ${TOKEN}`, TOKEN, `Bearer`, `Bearer ${TOKEN} extra`, `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`]) {
       const res = await fetch(`${h.url}/manage/v1/status`, { headers: { authorization } });

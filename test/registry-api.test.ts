@@ -15,9 +15,15 @@ import { managementClient, expectError, expectKeys } from './helpers/management-
 import { startHttpFixture, type HttpFixture } from './fixtures/spawn.js';
 import { sampleServers, startFakeRegistry, type FakeRegistry } from './helpers/fake-registry.js';
 import { waitFor } from './helpers/core-util.js';
+import { CLIENT_BIN, runBin } from './helpers/cli-run.js';
 
 const TOKEN = 'registry-token-0123456789';
 const ENTRY_KEYS = ['name', 'description', 'transport', 'url', 'command', 'args', 'version', 'categories'];
+/** Clears the screen and sets the terminal title when printed raw; CSI as one C1 character too. */
+const HOSTILE_DESCRIPTION = 'Wipes\x1b[2J\x1b]0;pwned\x07 the \u009b2J screen';
+const SCREEN_WIPER = { server: { name: 'com.example/screen-wiper', description: HOSTILE_DESCRIPTION, version: '1.0.0' } };
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 describe('registry search and install with hot reload', () => {
   let remote: HttpFixture;
@@ -29,7 +35,7 @@ describe('registry search and install with hot reload', () => {
   beforeAll(async () => {
     remote = await startHttpFixture({ transport: 'streamable-http', name: 'weather' });
     failing = await startFakeRegistry({ failWith: 500 });
-    official = await startFakeRegistry({ servers: sampleServers({ remoteUrl: remote.url }), token: TOKEN });
+    official = await startFakeRegistry({ servers: [...sampleServers({ remoteUrl: remote.url }), SCREEN_WIPER], token: TOKEN });
     h = await startGateway({
       registries: [
         { name: 'mirror', url: failing.url, timeout_s: 2 },
@@ -122,10 +128,32 @@ describe('registry search and install with hot reload', () => {
     expect(JSON.parse((whoami.content as Array<{ text: string }>)[0].text)).toMatchObject({ name: 'weather', pid: remote.pid });
   });
 
-  it('installing under a taken name is 409 and leaves the file untouched', async () => {
+  it('installing under a taken name is 409 and leaves the file untouched; gateway-client names its flag', async () => {
     const before = readFileSync(h.configPath, 'utf8');
     expectError(await api.post('/registry/install', { name: 'io.github.acme/weather-remote' }), 409, 'backend_exists');
     expect(readFileSync(h.configPath, 'utf8')).toBe(before);
+    const cli = await runBin(CLIENT_BIN, ['-s', h.url, 'registry', 'install', 'io.github.acme/weather-remote']);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toMatch(/^Error 409 backend_exists: A backend named 'weather-remote' is already in .*; choose another name\n/);
+    expect(cli.stderr).toContain('Hint: install it under another name with --backend-name NAME\n');
+    expect(cli.stderr).not.toContain('(backend_name)');
+    expect(readFileSync(h.configPath, 'utf8')).toBe(before);
+  });
+
+  it('gateway-client shows a registry description without control characters in a table, exactly in JSON and YAML', async () => {
+    const table = await runBin(CLIENT_BIN, ['-s', h.url, '-o', 'table', 'registry', 'search', 'screen']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^NAME +VERSION +TRANSPORT +DESCRIPTION\ncom\.example\/screen-wiper +1\.0\.0 +Wipes/);
+    expect(table.stdout).not.toMatch(CONTROL);
+    const readers: Array<[string, (text: string) => any]> = [
+      ['json', JSON.parse],
+      ['yaml', parse],
+    ];
+    for (const [format, read] of readers) {
+      const out = await runBin(CLIENT_BIN, ['-s', h.url, '-o', format, 'registry', 'search', 'screen']);
+      expect(out.stdout, format).not.toMatch(CONTROL);
+      expect(read(out.stdout).servers[0].description, format).toBe(HOSTILE_DESCRIPTION);
+    }
   });
 
   it('refuses entries it cannot find or run, and bad bodies', async () => {

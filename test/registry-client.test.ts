@@ -276,77 +276,114 @@ backends:
   files:
     type: stdio
     command: echo   # keep me
+    args: ['a', 'b']
+    env: {KEY: "v"}
+  # old:
+  #   type: sse
 feature_flags: { hot_reload: true }
 `;
   const path = () => join(dir, 'config.yaml');
   afterEach(() => writeFileSync(path(), original));
+  const add = (name: string, spec: Parameters<typeof addBackendToConfigFile>[0]['spec'], comment?: string) =>
+    addBackendToConfigFile({ filePath: path(), name, spec, comment, validate: (text) => void parseConfigText(text) });
+  /** `text` with `inserted` placed at `at`: everything else must come back byte for byte. */
+  const insertedAt = (text: string, at: string, inserted: string) => {
+    const i = text.indexOf(at);
+    expect(i, `"${at}" in the original`).toBeGreaterThanOrEqual(0);
+    return text.slice(0, i) + inserted + text.slice(i);
+  };
 
-  it('keeps comments and order, validates, and writes the backend', async () => {
+  it('inserts the backend after the last one and keeps every other byte of the file', async () => {
     writeFileSync(path(), original);
-    await addBackendToConfigFile({
-      filePath: path(),
-      name: 'weather',
-      spec: { type: 'stdio', command: 'npx', args: ['-y', '@acme/weather-mcp@1.2.0'] },
-      comment: 'installed from registry one: io.github.acme/weather-npm 1.2.0',
-      validate: (text) => void parseConfigText(text),
-    });
+    await add(
+      'weather',
+      { type: 'stdio', command: 'npx', args: ['-y', '@acme/weather-mcp@1.2.0'] },
+      'installed from registry one: io.github.acme/weather-npm 1.2.0',
+    );
     const text = readFileSync(path(), 'utf8');
-    expect(text).toBe(`# My gateway
-version: "1"
-backends:
-  # the files backend
-  files:
-    type: stdio
-    command: echo # keep me
-  # installed from registry one: io.github.acme/weather-npm 1.2.0
+    expect(text).toBe(
+      insertedAt(
+        original,
+        '  # old:',
+        `  # installed from registry one: io.github.acme/weather-npm 1.2.0
   weather:
     type: stdio
     command: npx
-    args: [ -y, "@acme/weather-mcp@1.2.0" ]
-feature_flags: { hot_reload: true }
-`);
+    args: [-y, "@acme/weather-mcp@1.2.0"]
+`,
+      ),
+    );
     expect(parse(text).backends.weather.args).toEqual(['-y', '@acme/weather-mcp@1.2.0']);
+  });
+
+  it("follows the file's indentation, and its line endings", async () => {
+    const fourSpaces = 'backends:\n    files:\n        type: stdio\n        command: echo\n';
+    writeFileSync(path(), fourSpaces);
+    await add('r', { type: 'sse', url: 'http://127.0.0.1:1/sse', headers: { A: 'b' } });
+    expect(readFileSync(path(), 'utf8')).toBe(
+      `${fourSpaces}    r:\n        type: sse\n        url: http://127.0.0.1:1/sse\n        headers:\n            A: b\n`,
+    );
+
+    const crlf = 'backends:\r\n  files:\r\n    type: stdio\r\n    command: echo\r\nversion: "1"\r\n';
+    writeFileSync(path(), crlf);
+    await add('r', { type: 'sse', url: 'http://127.0.0.1:1/sse' });
+    expect(readFileSync(path(), 'utf8')).toBe(insertedAt(crlf, 'version', '  r:\r\n    type: sse\r\n    url: http://127.0.0.1:1/sse\r\n'));
+  });
+
+  it('a file without a final newline, and a flow mapping of backends, keep their text too', async () => {
+    writeFileSync(path(), 'backends:\n  files: { type: stdio, command: echo }');
+    await add('r', { type: 'sse', url: 'http://x/sse' });
+    expect(readFileSync(path(), 'utf8')).toBe('backends:\n  files: { type: stdio, command: echo }\n  r:\n    type: sse\n    url: http://x/sse\n');
+
+    writeFileSync(path(), 'backends: { files: { type: stdio, command: echo } }  # one\nversion: "1"\n');
+    await add('r', { type: 'stdio', command: 'npx', args: ['-y', 'pkg'] });
+    const text = readFileSync(path(), 'utf8');
+    expect(text).toBe('backends: { files: { type: stdio, command: echo }, r: { type: stdio, command: npx, args: [ -y, pkg ] } }  # one\nversion: "1"\n');
+    expect(parse(text).backends.r).toEqual({ type: 'stdio', command: 'npx', args: ['-y', 'pkg'] });
   });
 
   it('an existing name is backend_exists and the file is untouched', async () => {
     writeFileSync(path(), original);
-    await expect(
-      addBackendToConfigFile({ filePath: path(), name: 'files', spec: { type: 'sse', url: 'http://x' }, validate: (t) => void parseConfigText(t) }),
-    ).rejects.toMatchObject({ code: 'backend_exists' });
+    await expect(add('files', { type: 'sse', url: 'http://x' })).rejects.toMatchObject({
+      code: 'backend_exists',
+      // The hint names no parameter: the API calls it backend_name, gateway-client --backend-name.
+      message: `A backend named 'files' is already in ${path()}; choose another name`,
+    });
     expect(readFileSync(path(), 'utf8')).toBe(original);
   });
 
   it('a result that would not load is config_invalid and the file is untouched', async () => {
     writeFileSync(path(), original);
     delete process.env.WEATHER_KEY_FOR_TEST;
-    await expect(
-      addBackendToConfigFile({
-        filePath: path(),
-        name: 'weather',
-        spec: { type: 'stdio', command: 'npx', env: { KEY: '${WEATHER_KEY_FOR_TEST}' }, args: [] },
-        validate: (t) => void parseConfigText(t),
-      }),
-    ).rejects.toMatchObject({ code: 'config_invalid', message: expect.stringMatching(/backends\.weather\.env\.KEY.*WEATHER_KEY_FOR_TEST is not set/) });
+    await expect(add('weather', { type: 'stdio', command: 'npx', env: { KEY: '${WEATHER_KEY_FOR_TEST}' }, args: [] })).rejects.toMatchObject({
+      code: 'config_invalid',
+      message: expect.stringMatching(/backends\.weather\.env\.KEY.*WEATHER_KEY_FOR_TEST is not set/),
+    });
     expect(readFileSync(path(), 'utf8')).toBe(original);
+    writeFileSync(path(), 'backends: [a, b]\n');
+    await expect(add('r', { type: 'sse', url: 'http://x/sse' })).rejects.toMatchObject({ code: 'config_invalid' });
+    expect(readFileSync(path(), 'utf8')).toBe('backends: [a, b]\n');
   });
 
   it('an empty or missing backends section gets a block mapping', async () => {
-    writeFileSync(path(), 'version: "1"\nbackends: {}\n');
-    await addBackendToConfigFile({
-      filePath: path(),
-      name: 'r',
-      spec: { type: 'sse', url: 'http://127.0.0.1:1/sse' },
-      validate: (t) => void parseConfigText(t),
-    });
-    expect(readFileSync(path(), 'utf8')).toBe('version: "1"\nbackends:\n  r:\n    type: sse\n    url: http://127.0.0.1:1/sse\n');
-    writeFileSync(path(), '# only a comment\nversion: "1"\n');
-    await addBackendToConfigFile({
-      filePath: path(),
-      name: 'r',
-      spec: { type: 'sse', url: 'http://127.0.0.1:1/sse' },
-      validate: (t) => void parseConfigText(t),
-    });
-    expect(parse(readFileSync(path(), 'utf8'))).toEqual({ version: '1', backends: { r: { type: 'sse', url: 'http://127.0.0.1:1/sse' } } });
-    expect(readFileSync(path(), 'utf8')).toMatch(/^# only a comment\n/);
+    const sse = { type: 'sse' as const, url: 'http://127.0.0.1:1/sse' };
+    const block = '  r:\n    type: sse\n    url: http://127.0.0.1:1/sse\n';
+    for (const [before, after] of [
+      ['version: "1"\nbackends: {}\n', `version: "1"\nbackends:\n${block}`],
+      [
+        "version: '1'\nbackends: {}   # none yet\nserver: { allowed_origins: ['http://a'] }\n",
+        `version: '1'\nbackends:    # none yet\n${block}server: { allowed_origins: ['http://a'] }\n`,
+      ],
+      ['backends: # none yet\nversion: "1"\n', `backends: # none yet\n${block}version: "1"\n`],
+      ['backends: ~  \r\n', `backends:\r\n${block.replace(/\n/g, '\r\n')}`],
+      ['backends:\nversion: "1"\n', `backends:\n${block}version: "1"\n`],
+      ['backends: null\n', `backends:\n${block}`],
+      ['# only a comment\nversion: "1"\n', `# only a comment\nversion: "1"\nbackends:\n${block}`],
+      ['version: "1"', `version: "1"\nbackends:\n${block}`],
+    ]) {
+      writeFileSync(path(), before);
+      await add('r', sse);
+      expect(readFileSync(path(), 'utf8'), before).toBe(after);
+    }
   });
 });

@@ -18,7 +18,8 @@ import { fixtureCommand } from './fixtures/spawn.js';
 import { waitFor } from './helpers/core-util.js';
 
 describe('start-up and readiness', () => {
-  it('a port in use: one line on stderr, exit 1, and no backend started', async () => {
+  // With hot reload the config and skills watchers run too: a failed listen must release them (it hung, issue 28).
+  it.each([false, true])('a port in use: one line on stderr, exit 1, and no backend started (hot_reload: %s)', async (hotReload) => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
@@ -30,6 +31,8 @@ describe('start-up and readiness', () => {
       stringify({
         audit: { enabled: false },
         containers: { enabled: false },
+        feature_flags: { hot_reload: hotReload },
+        skills: { directory: join(dir, 'skills') },
         // Writes the marker the moment it starts: it must never run.
         backends: {
           probe: {

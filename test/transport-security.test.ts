@@ -98,6 +98,28 @@ describe('DNS-rebinding protection', () => {
     expect(noOrigin.status).toBe(200);
   });
 
+  it('a page on another localhost port cannot reload or shut the gateway down (simple cross-origin requests, issue 28)', async () => {
+    const host = `127.0.0.1:${port}`;
+    const page = 'http://localhost:3000';
+    // A CORS "simple" request needs no preflight: text/plain, or no body at all.
+    const plain = await send(`${h.url}/manage/v1/reload`, { method: 'POST', headers: { host, origin: page, 'content-type': 'text/plain' }, body: '{}' });
+    expect(plain.status).toBe(403);
+    expect(plain.body).toMatchObject({ error: 'forbidden', message: expect.stringContaining("cross-origin POST from 'http://localhost:3000'") });
+    const bodiless = await send(`${h.url}/manage/v1/shutdown`, { method: 'POST', headers: { host, origin: page } });
+    expect(bodiless.status).toBe(403);
+    // Reading is not changing: a GET from that page is judged by the DNS-rebinding rules only (loopback is allowed).
+    expect((await send(`${h.url}/manage/v1/health`, { headers: { host, origin: page } })).status).toBe(200);
+    // The gateway's own origin may change it; so may a client that is no browser (no Origin).
+    const own = await send(`${h.url}/manage/v1/reload`, { method: 'POST', headers: { host, origin: `http://${host}` } });
+    expect(own.status).toBe(200);
+    expect((await send(`${h.url}/manage/v1/reload`, { method: 'POST', headers: { host } })).status).toBe(200);
+    // A body that is not JSON is refused whoever sends it.
+    const text = await send(`${h.url}/manage/v1/reload`, { method: 'POST', headers: { host, 'content-type': 'text/plain' }, body: 'reload' });
+    expect(text.status).toBe(415);
+    expect(text.body).toMatchObject({ error: 'unsupported_media_type' });
+    expect(h.gateway.controller.state).toBe('running');
+  });
+
   it('server.allowed_hosts and server.allowed_origins widen the defaults after a reload', async () => {
     const before = await send(`${h.url}/manage/v1/health`, { headers: { host: `gateway.internal:${port}`, origin: 'https://app.example.com' } });
     expect(before.status).toBe(403);

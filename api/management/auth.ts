@@ -1,19 +1,19 @@
 /**
  * Bearer token check of the management API (spec section 5). The token comes
  * from GATEWAY_MGMT_TOKEN or, when that is unset or empty, from
- * server.management.token; with neither the API is open. Routes marked
- * `config: { public: true }` (/health, /ready) never need it.
+ * server.management.token; with neither the API is open. Routes whose
+ * schema has an empty `security` list (/health, /ready, the index) never need
+ * it: the same field the OpenAPI document shows.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { GatewayConfig } from '../../schemas/config.js';
 import { GatewayError } from '../../schemas/errors.js';
 
 export const TOKEN_ENV = 'GATEWAY_MGMT_TOKEN';
 
-export interface RouteAuthConfig {
-  public?: boolean;
-}
+/** OpenAPI's spelling of "no token": `security: []` overrides the document-wide bearer requirement. */
+export const isPublic = (schema: FastifySchema | undefined): boolean => schema?.security?.length === 0;
 
 /** The environment wins: it is how deployments inject secrets, and it overrides a token left in a checked-in file. */
 export function managementToken(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -34,7 +34,7 @@ export function tokenMatches(authorization: string | undefined, expected: string
 
 export function authHook(expectedToken: () => string | undefined) {
   return async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if ((req.routeOptions.config as RouteAuthConfig | undefined)?.public) return;
+    if (isPublic(req.routeOptions.schema)) return;
     const token = expectedToken();
     if (token === undefined) return;
     if (tokenMatches(req.headers.authorization, token)) return;

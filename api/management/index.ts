@@ -10,7 +10,8 @@ import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { authHook, managementToken } from './auth.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
-import { OpenApiCollector } from './openapi.js';
+import { crossOriginGuard } from './cross-origin.js';
+import { endpoints, registerOpenApiDocument } from './openapi-document.js';
 import { healthRoutes } from './routes/health.js';
 import { monitoringRoutes } from './routes/monitoring.js';
 import { eventRoutes } from './routes/events.js';
@@ -26,10 +27,15 @@ export const MANAGEMENT_PREFIX = '/manage/v1';
 
 export async function managementApi(app: FastifyInstance, opts: { ctx: ManagementContext }): Promise<void> {
   const { ctx } = opts;
-  const openapi = new OpenApiCollector();
-  app.addHook('onRoute', (route) => openapi.add(route));
+  await registerOpenApiDocument(app);
   installValidation(app);
   installErrorHandling(app);
+  // JSON bodies only: a browser's "simple" text/plain POST finds no parser (415).
+  app.removeContentTypeParser('text/plain');
+  app.addHook(
+    'onRequest',
+    crossOriginGuard(() => ctx.controller.config.server.allowed_origins ?? []),
+  );
   // Backend errors can echo credentials (an HTTP error page quoting a header):
   // every management response passes through the same redactor as the logs.
   app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' ? ctx.redactor.redact(payload) : payload));
@@ -47,13 +53,12 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   skillRoutes(app, ctx);
   proxyRoutes(app, ctx);
 
-  let document: Record<string, unknown> | undefined;
-  app.get('/openapi.json', async () => (document ??= openapi.document()));
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The start-up banner prints the API's root URL: it answers with what is there.
-  app.get('/', { config: { public: true } }, async () => ({
+  app.get('/', { schema: { hide: true, security: [] } }, async () => ({
     name: GATEWAY_NAME,
     version: GATEWAY_VERSION,
     openapi: `${MANAGEMENT_PREFIX}/openapi.json`,
-    endpoints: openapi.endpoints().map(({ method, path, summary }) => ({ method, path, summary })),
+    endpoints: endpoints(app),
   }));
 }

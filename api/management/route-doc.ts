@@ -1,26 +1,33 @@
 /**
- * Per-route metadata carried in Fastify's route `config`: read by the auth
- * hook (`public`) and the OpenAPI generator (the rest).
+ * The OpenAPI fields of a route's `schema`, read by @fastify/swagger
+ * (openapi-document.ts), and the error answers a route can give.
  */
 import { errorResponse } from '../../schemas/api.js';
 
 export interface RouteDoc {
+  tags: string[];
   summary: string;
-  tag: string;
-  /** No token needed (spec section 5: /health and /ready). */
-  public?: boolean;
-  /** The 200 answer is a `text/event-stream`, not JSON. */
-  stream?: boolean;
-  /** The JSON body may be omitted. */
-  optionalBody?: boolean;
+  /** Present and empty on a public route: the auth hook reads it too (auth.ts). */
+  security?: [];
 }
 
-export const doc = (tag: string, summary: string, extra: Omit<RouteDoc, 'tag' | 'summary'> = {}): RouteDoc => ({ tag, summary, ...extra });
+/** `public`: no token needed (spec section 5: /health and /ready). */
+export const doc = (tag: string, summary: string, opts: { public?: boolean } = {}): RouteDoc => ({
+  tags: [tag],
+  summary,
+  ...(opts.public ? { security: [] as [] } : {}),
+});
 
-/** Error answers every protected route can give, plus route-specific ones. */
-export const errors = (specific: Record<number, string> = {}, opts: { public?: boolean } = {}) => {
-  const all: Record<number, string> = { ...specific, 500: 'Internal error (`internal_error`).' };
-  if (!opts.public) all[401] = 'Missing or invalid bearer token (`unauthorized`).';
+/**
+ * Error answers every route can give, plus route-specific ones. The 401 is
+ * left out of the document of a public route (openapi-document.ts).
+ */
+export const errors = (specific: Record<number, string> = {}) => {
+  const all: Record<number, string> = {
+    ...specific,
+    401: 'Missing or invalid bearer token (`unauthorized`).',
+    500: 'Internal error (`internal_error`).',
+  };
   return Object.fromEntries(Object.entries(all).map(([status, text]) => [status, errorResponse(text)]));
 };
 

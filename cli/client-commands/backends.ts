@@ -3,8 +3,10 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { renderFields, renderTable } from '../output/table.js';
 import { paintStatus } from '../output/colors.js';
+import { count } from '../output/plural.js';
 import { EXIT } from '../output/exit-codes.js';
-import { CommandFailure, UsageFailure } from '../output/report-error.js';
+import { CommandFailure } from '../output/report-error.js';
+import { secondsValue } from '../option-values.js';
 import type { BackendRecord } from '../client/api-types.js';
 import { awaitReauth } from './reauth-flow.js';
 
@@ -13,8 +15,7 @@ export class BackendsListCommand extends ClientCommand {
   static override usage = Command.Usage({ category: 'Backends', description: 'Backends with phase, state and health (GET /backends)' });
 
   async run(io: Io): Promise<number> {
-    const b = await io.client.backends();
-    io.print(b, () =>
+    io.print(await io.client.backends(), (b) =>
       renderTable(
         ['NAME', 'TYPE', 'GROUP', 'PHASE', 'STATE', 'HEALTH', 'TOOLS', 'RESOURCES', 'PROMPTS', 'ERROR'],
         b.backends.map((r) => [
@@ -45,7 +46,7 @@ export class BackendsShowCommand extends ClientCommand {
     const { backends } = await io.client.backends();
     const record = backends.find((b) => b.name === this.name);
     if (!record) throw new CommandFailure(`No backend named "${this.name}". Backends: ${backends.map((b) => b.name).join(', ') || 'none'}`);
-    io.print(record, () => describeBackend(io, record));
+    io.print(record, (r) => describeBackend(io, r));
     return EXIT.ok;
   }
 }
@@ -61,7 +62,7 @@ function describeBackend(io: Io, r: BackendRecord): string {
     ['Health', paintStatus(io.c, health)],
     ['Last check', r.health.last_check ?? '-'],
     ['Error', r.error ?? '-'],
-    ['Capabilities', `${r.capabilities.tools} tools, ${r.capabilities.resources} resources, ${r.capabilities.prompts} prompts`],
+    ['Capabilities', [count(r.capabilities.tools, 'tool'), count(r.capabilities.resources, 'resource'), count(r.capabilities.prompts, 'prompt')].join(', ')],
     [
       'Labels',
       Object.entries(r.labels)
@@ -83,10 +84,10 @@ export class BackendsReconnectCommand extends ClientCommand {
   name = Option.String();
 
   async run(io: Io): Promise<number> {
-    const r = await io.client.reconnect(this.name);
-    io.print(r, () => (r.reconnected ? `Reconnected ${r.name}\n` : ''));
-    if (r.reconnected) return EXIT.ok;
-    if (io.format === 'table') io.err(`${io.c.red('Reconnect failed:')} ${r.error ?? 'unknown error'}\n`);
+    const result = await io.client.reconnect(this.name);
+    io.print(result, (r) => (r.reconnected ? `Reconnected ${r.name}\n` : ''));
+    if (result.reconnected) return EXIT.ok;
+    if (io.format === 'table') io.notice(result, (r) => `${io.c.red('Reconnect failed:')} ${r.error ?? 'unknown error'}\n`);
     return EXIT.failure;
   }
 }
@@ -102,11 +103,9 @@ export class ReauthCommand extends ClientCommand {
 
   name = Option.String();
   browser = Option.Boolean('--browser', true, { description: '--no-browser: only print the URL' });
-  timeout = Option.String('--timeout', '300', { description: 'Seconds to wait for the sign-in (default 300)' });
+  timeout = Option.String('--timeout', '300', { description: 'Seconds to wait for the sign-in (default 300)', validator: secondsValue() });
 
   async run(io: Io): Promise<number> {
-    const timeoutS = Number(this.timeout);
-    if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new UsageFailure(`--timeout must be a positive number of seconds, not "${this.timeout}"`);
-    return awaitReauth(io, this.name, { openBrowser: this.browser, timeoutMs: timeoutS * 1000 });
+    return awaitReauth(io, this.name, { openBrowser: this.browser, timeoutMs: this.timeout * 1000 });
   }
 }

@@ -7,14 +7,16 @@ import { Command, Option, type BaseContext } from 'clipanion';
 import { ManagementClient } from '../client/management-client.js';
 import { normaliseServerUrl, resolveServerUrl } from '../client/server-url.js';
 import { colors, wantColor, type Colors } from '../output/colors.js';
-import { defaultFormat, isOutputFormat, renderData, type OutputFormat } from '../output/format.js';
+import { defaultFormat, OUTPUT_FORMATS, renderOutput, renderRecord, type OutputFormat } from '../output/format.js';
+import { oneOf } from '../option-values.js';
+import { terminalSafeData } from '../output/terminal-safe.js';
 import { reportError, UsageFailure } from '../output/report-error.js';
 
 /** Options the REPL was started with; its commands inherit them. */
 export interface GlobalDefaults {
   server?: string;
   token?: string;
-  output?: string;
+  output?: OutputFormat;
   color?: boolean;
 }
 
@@ -24,6 +26,12 @@ export interface ClientContext extends BaseContext {
   signal?: AbortSignal;
 }
 
+/**
+ * What a command writes. Text from the server (anything a backend, a
+ * registry or an event said) goes through `print`, `printRecord` or
+ * `notice`, which hand their text functions a terminal-safe copy of the
+ * data; `out` and `err` are for the command's own words.
+ */
 export interface Io {
   client: ManagementClient;
   format: OutputFormat;
@@ -31,14 +39,20 @@ export interface Io {
   signal: AbortSignal;
   out(text: string): void;
   err(text: string): void;
-  /** Prints `data` as JSON or YAML, or calls `table` for the table format. */
-  print(data: unknown, table: () => string): void;
+  /** Prints `data` as JSON or YAML, or, for the table format, what `table` draws from a terminal-safe copy of it. */
+  print<T>(data: T, table: (safe: T) => string): void;
+  /** One record of a stream (`events follow`): a JSON line, a YAML document, or what `line` draws from a terminal-safe copy. */
+  printRecord<T>(data: T, line: (safe: T) => string): void;
+  /** A message for the person on stderr, in every format, drawn from a terminal-safe copy of `data`. */
+  notice<T>(data: T, text: (safe: T) => string): void;
 }
 
 export abstract class ClientCommand extends Command<ClientContext> {
-  server = Option.String('-s,--server', { description: 'Gateway URL (default $GATEWAY_URL, else the default session, else http://127.0.0.1:9000)' });
+  server = Option.String('-s,--server', {
+    description: 'Gateway URL (default $GATEWAY_URL, else the `default` session, else the only running session, else http://127.0.0.1:9000)',
+  });
   token = Option.String('-t,--token', { description: 'Management API token (default $GATEWAY_MGMT_TOKEN)' });
-  output = Option.String('-o,--output', { description: 'table, json or yaml (default table on a terminal, else json)' });
+  output = Option.String('-o,--output', { description: 'table, json or yaml (default table on a terminal, else json)', validator: oneOf(OUTPUT_FORMATS) });
   color = Option.Boolean('--color', { description: '--no-color: plain text even on a terminal' });
 
   abstract run(io: Io): Promise<number>;
@@ -56,7 +70,6 @@ export abstract class ClientCommand extends Command<ClientContext> {
 
   private io(c: Colors, d: GlobalDefaults): Io {
     const format = this.output ?? d.output ?? defaultFormat(this.context.stdout);
-    if (!isOutputFormat(format)) throw new UsageFailure(`--output must be table, json or yaml, not "${format}"`);
     let baseUrl: string;
     try {
       baseUrl = normaliseServerUrl(resolveServerUrl(this.server ?? d.server));
@@ -72,7 +85,9 @@ export abstract class ClientCommand extends Command<ClientContext> {
       signal: this.context.signal ?? new AbortController().signal,
       out: (text) => stdout.write(text),
       err: (text) => stderr.write(text),
-      print: (data, table) => stdout.write(format === 'table' ? table() : renderData(format, data)),
+      print: (data, table) => stdout.write(renderOutput(format, data, table)),
+      printRecord: (data, line) => stdout.write(renderRecord(format, data, line)),
+      notice: (data, text) => stderr.write(text(terminalSafeData(data))),
     };
   }
 }

@@ -3,7 +3,8 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { renderFields } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
-import { UsageFailure } from '../output/report-error.js';
+import { ShutdownBodySchema } from '../../schemas/api.js';
+import { integerValue } from '../option-values.js';
 import type { Reload } from '../client/api-types.js';
 
 export class ReloadCommand extends ClientCommand {
@@ -16,7 +17,7 @@ export class ReloadCommand extends ClientCommand {
 
   async run(io: Io): Promise<number> {
     const r = await io.client.reload();
-    io.print(r, () => reloadText(r));
+    io.print(r, reloadText);
     return r.reloaded ? EXIT.ok : EXIT.failure;
   }
 }
@@ -38,13 +39,13 @@ export class ShutdownCommand extends ClientCommand {
   static override paths = [['shutdown']];
   static override usage = Command.Usage({ category: 'Control', description: 'Stop the gateway gracefully (POST /shutdown)' });
 
-  timeout = Option.String('--timeout', { description: 'Seconds to wait for in-flight requests (default server.shutdown_timeout_s)' });
+  timeout = Option.String('--timeout', {
+    description: 'Seconds to wait for in-flight requests (default server.shutdown_timeout_s)',
+    validator: integerValue(ShutdownBodySchema.properties.timeout_seconds),
+  });
 
   async run(io: Io): Promise<number> {
-    const timeout = this.timeout === undefined ? undefined : Number(this.timeout);
-    if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 0))
-      throw new UsageFailure(`--timeout must be a whole number of seconds, not "${this.timeout}"`);
-    const r = await io.client.shutdown(timeout);
+    const r = await io.client.shutdown(this.timeout);
     io.print(r, () => `Gateway at ${io.client.baseUrl} is shutting down\n`);
     return EXIT.ok;
   }

@@ -1,29 +1,34 @@
 /** events list [--limit N] [--severity S], events follow (the live stream, until Ctrl-C). */
 import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
-import { renderTable } from '../output/table.js';
+import { renderTable, StreamingTable } from '../output/table.js';
+import { terminalSafe } from '../output/terminal-safe.js';
 import { paintStatus } from '../output/colors.js';
 import { EXIT } from '../output/exit-codes.js';
-import { UsageFailure } from '../output/report-error.js';
 import { followEvents } from '../client/event-stream.js';
-import type { EventRecord, EventsQuery } from '../client/api-types.js';
-import { stringify } from 'yaml';
+import type { EventRecord } from '../client/api-types.js';
+import { EventsQuerySchema } from '../../schemas/api.js';
+import { SEVERITIES, STAGES } from '../../schemas/records.js';
+import { integerValue, isoTimestampValue, oneOf } from '../option-values.js';
+
+const LIMIT = EventsQuerySchema.properties.limit;
 
 export class EventsListCommand extends ClientCommand {
   static override paths = [['events', 'list']];
   static override usage = Command.Usage({ category: 'Events', description: 'Recent events, oldest first (GET /events)' });
 
-  limit = Option.String('--limit', { description: 'Newest N events (default 100, at most 1000)' });
-  severity = Option.String('--severity', { description: 'debug, info, warning or error' });
-  since = Option.String('--since', { description: 'ISO 8601 date-time: only later events' });
+  limit = Option.String('--limit', {
+    description: `Newest N events (default ${LIMIT.default}, at most ${LIMIT.maximum})`,
+    validator: integerValue(LIMIT),
+  });
+  severity = Option.String('--severity', { description: SEVERITIES.join(', '), validator: oneOf(SEVERITIES) });
+  since = Option.String('--since', { description: 'ISO 8601 date or date-time: only later events', validator: isoTimestampValue });
 
   async run(io: Io): Promise<number> {
-    const limit = this.limit === undefined ? undefined : Number(this.limit);
-    if (limit !== undefined && !Number.isInteger(limit)) throw new UsageFailure(`--limit must be an integer, not "${this.limit}"`);
-    const e = await io.client.events({ limit, severity: this.severity as EventsQuery['severity'], since: this.since });
-    io.print(e, () =>
+    const events = await io.client.events({ limit: this.limit, severity: this.severity, since: this.since });
+    io.print(events, (e) =>
       renderTable(
-        ['TIME', 'SEVERITY', 'BACKEND', 'STAGE', 'MESSAGE'],
+        EVENT_HEADERS,
         e.events.map((ev) => eventCells(io, ev)),
       ),
     );
@@ -45,6 +50,7 @@ export class EventsFollowCommand extends ClientCommand {
     // In one-shot mode Ctrl-C is a signal; in the REPL it aborts io.signal.
     if (!this.context.signal) process.once('SIGINT', onSigint);
     let everOpened = false;
+    const table = await this.followTable(io);
     try {
       await followEvents(
         io.client,
@@ -55,9 +61,9 @@ export class EventsFollowCommand extends ClientCommand {
           },
           onDrop: (err) => {
             if (!everOpened && err) throw err;
-            io.err(`${io.c.dim(`(event stream lost${err ? `: ${err.message}` : ''}; reconnecting)`)}\n`);
+            io.notice(err?.message, (why) => `${io.c.dim(`(event stream lost${why ? `: ${why}` : ''}; reconnecting)`)}\n`);
           },
-          onEvent: (ev) => io.out(eventLine(io, ev)),
+          onEvent: (event) => io.printRecord(event, (ev) => table.row(eventCells(io, ev))),
         },
         { signal: AbortSignal.any([stop.signal, io.signal]), maxDelayMs: 2000 },
       );
@@ -66,14 +72,25 @@ export class EventsFollowCommand extends ClientCommand {
     }
     return EXIT.ok;
   }
+
+  /** Columns as wide as their known values (every severity and stage, the backends there are now), so lines stay aligned. */
+  private async followTable(io: Io): Promise<StreamingTable> {
+    const backends =
+      io.format === 'table'
+        ? await io.client.backends().then(
+            (b) => b.backends.map((r) => r.name),
+            () => [],
+          )
+        : [];
+    const widest = (values: readonly string[]) => Math.max(0, ...values.map((v) => terminalSafe(v).length));
+    const table = new StreamingTable(EVENT_HEADERS, [new Date(0).toISOString().length, widest(SEVERITIES), widest(backends), widest(STAGES)]);
+    if (io.format === 'table') io.out(table.header());
+    return table;
+  }
 }
+
+const EVENT_HEADERS = ['TIME', 'SEVERITY', 'BACKEND', 'STAGE', 'MESSAGE'];
 
 function eventCells(io: Io, e: EventRecord): string[] {
   return [e.timestamp, paintStatus(io.c, e.severity), e.backend || '-', e.stage, e.message];
-}
-
-function eventLine(io: Io, e: EventRecord): string {
-  if (io.format === 'json') return `${JSON.stringify(e)}\n`;
-  if (io.format === 'yaml') return `---\n${stringify(e)}`;
-  return `${eventCells(io, e).join('  ')}\n`;
 }

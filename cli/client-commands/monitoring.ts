@@ -3,23 +3,25 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, formatDuration, renderFields, renderTable } from '../output/table.js';
 import { paintStatus } from '../output/colors.js';
+import { count } from '../output/plural.js';
 import { EXIT } from '../output/exit-codes.js';
 import type { Capabilities } from '../client/api-types.js';
+import { CAPABILITY_TYPES } from '../../schemas/api.js';
+import { oneOf } from '../option-values.js';
 
 export class StatusCommand extends ClientCommand {
   static override paths = [['status']];
   static override usage = Command.Usage({ category: 'Monitoring', description: 'Service, config, transport and feature flags (GET /status)' });
 
   async run(io: Io): Promise<number> {
-    const s = await io.client.status();
-    io.print(s, () => {
+    io.print(await io.client.status(), (s) => {
       const flags = Object.entries(s.feature_flags)
         .filter(([, on]) => on)
         .map(([k]) => k);
       return renderFields([
         ['Service', `${s.service.name} ${s.service.version} (${paintStatus(io.c, s.service.state)}, up ${formatDuration(s.service.uptime_seconds)})`],
         ['Started', s.service.started_at],
-        ['Config', `${s.config.file_path} (${s.config.backend_count} backends, loaded ${s.config.loaded_at})`],
+        ['Config', `${s.config.file_path} (${count(s.config.backend_count, 'backend')}, loaded ${s.config.loaded_at})`],
         ['Streamable HTTP', s.transport.streamable_http_url],
         ['SSE', s.transport.sse_url],
         ['Feature flags on', flags.join(', ') || 'none'],
@@ -34,8 +36,7 @@ export class HealthStatusCommand extends ClientCommand {
   static override usage = Command.Usage({ category: 'Monitoring', description: 'Aggregate health (GET /health)' });
 
   async run(io: Io): Promise<number> {
-    const h = await io.client.health(io.signal);
-    io.print(h, () =>
+    io.print(await io.client.health(io.signal), (h) =>
       renderFields([
         ['Status', paintStatus(io.c, h.status)],
         ['Version', h.version],
@@ -54,8 +55,7 @@ export class GroupsListCommand extends ClientCommand {
   group = Option.String('--group', { description: 'Only this group' });
 
   async run(io: Io): Promise<number> {
-    const g = await io.client.groups(this.group);
-    io.print(g, () =>
+    io.print(await io.client.groups(this.group), (g) =>
       renderTable(
         ['GROUP', 'COUNT', 'BACKENDS'],
         Object.entries(g.groups).map(([name, v]) => [name, String(v.count), v.servers.join(', ')]),
@@ -69,13 +69,13 @@ export class CapabilitiesCommand extends ClientCommand {
   static override paths = [['capabilities']];
   static override usage = Command.Usage({ category: 'Monitoring', description: 'Tools, resources and prompts with their backends (GET /capabilities)' });
 
-  type = Option.String('--type', { description: 'tools, resources or prompts' });
+  type = Option.String('--type', { description: CAPABILITY_TYPES.join(', '), validator: oneOf(CAPABILITY_TYPES) });
   backend = Option.String('--backend', { description: 'Only this backend' });
   search = Option.String('--search', { description: 'Substring of a name or URI' });
 
   async run(io: Io): Promise<number> {
-    const caps = await io.client.capabilities({ type: this.type as 'tools' | undefined, backend: this.backend, search: this.search });
-    io.print(caps, () => capabilitiesTable(caps));
+    const caps = await io.client.capabilities({ type: this.type, backend: this.backend, search: this.search });
+    io.print(caps, capabilitiesTable);
     return EXIT.ok;
   }
 }
@@ -94,8 +94,7 @@ export class SessionsListCommand extends ClientCommand {
   static override usage = Command.Usage({ category: 'Monitoring', description: 'MCP client sessions (GET /sessions)' });
 
   async run(io: Io): Promise<number> {
-    const s = await io.client.sessions();
-    io.print(s, () =>
+    io.print(await io.client.sessions(), (s) =>
       renderTable(
         ['ID', 'TRANSPORT', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED', 'REPLICA'],
         s.sessions.map((r) => [

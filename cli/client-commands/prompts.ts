@@ -13,8 +13,7 @@ export class PromptsListCommand extends ClientCommand {
   backend = Option.String('--backend', { description: 'Only the prompts of this backend' });
 
   async run(io: Io): Promise<number> {
-    const caps = await io.client.capabilities({ type: 'prompts', backend: this.backend });
-    io.print(caps, () =>
+    io.print(await io.client.capabilities({ type: 'prompts', backend: this.backend }), (caps) =>
       renderTable(
         ['NAME', 'BACKEND', 'ARGUMENTS', 'DESCRIPTION'],
         caps.prompts.map((p) => [p.name, p.backend, p.arguments.map((a) => String(a.name)).join(', '), clip(p.description)]),
@@ -38,8 +37,8 @@ export class PromptsGetCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     const args = buildStringArguments(this.args);
     const result = await withMcpClient(io.client.baseUrl, (mcp) => mcp.getPrompt({ name: this.name, arguments: args }, { signal: io.signal }));
-    io.print(result, () =>
-      result.messages.map((m) => `${io.c.bold(`[${m.role}]`)} ${m.content.type === 'text' ? m.content.text : JSON.stringify(m.content)}\n`).join(''),
+    io.print(result, (r) =>
+      r.messages.map((m) => `${io.c.bold(`[${m.role}]`)} ${m.content.type === 'text' ? m.content.text : JSON.stringify(m.content)}\n`).join(''),
     );
     return EXIT.ok;
   }

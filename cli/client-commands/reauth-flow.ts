@@ -41,7 +41,7 @@ export async function awaitReauth(io: Io, backend: string, opts: { openBrowser: 
       throw new CommandFailure(r.error ?? `Re-authentication of ${backend} was not started`);
     }
     if (r.authorization_url) {
-      io.err(`Open this URL to sign in to ${backend}:\n  ${r.authorization_url}\n`);
+      io.notice(r, (safe) => `Open this URL to sign in to ${backend}:\n  ${safe.authorization_url}\n`);
       if (opts.openBrowser && hasDisplay()) openBrowser(r.authorization_url);
     }
     io.err(`Waiting for ${backend} to be re-authenticated…\n`);
@@ -51,7 +51,7 @@ export async function awaitReauth(io: Io, backend: string, opts: { openBrowser: 
   }
   const final = outcome;
   if (!final) throw new CommandFailure(io.signal.aborted ? 'Interrupted' : `No outcome for ${backend} within ${opts.timeoutMs / 1000} s`);
-  io.print(final, () => `${final.stage === 'reauthenticated' ? io.c.green('✓') : io.c.red('✗')} ${final.message}\n`);
+  io.print(final, (e) => `${e.stage === 'reauthenticated' ? io.c.green('✓') : io.c.red('✗')} ${e.message}\n`);
   return final.stage === 'reauthenticated' ? EXIT.ok : EXIT.failure;
 }
 

@@ -3,7 +3,12 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
-import { UsageFailure } from '../output/report-error.js';
+import { HintedFailure } from '../output/report-error.js';
+import { RegistrySearchQuerySchema } from '../../schemas/api.js';
+import { integerValue } from '../option-values.js';
+
+const LIMIT = RegistrySearchQuerySchema.properties.limit;
+import { ApiError } from '../client/errors.js';
 import { reloadText } from './control.js';
 
 export class RegistrySearchCommand extends ClientCommand {
@@ -15,14 +20,11 @@ export class RegistrySearchCommand extends ClientCommand {
   });
 
   query = Option.String();
-  limit = Option.String('--limit', { description: 'At most N results (default 20, at most 100)' });
+  limit = Option.String('--limit', { description: `At most N results (default ${LIMIT.default}, at most ${LIMIT.maximum})`, validator: integerValue(LIMIT) });
   registry = Option.String('--registry', { description: 'Only this registry' });
 
   async run(io: Io): Promise<number> {
-    const limit = this.limit === undefined ? undefined : Number(this.limit);
-    if (limit !== undefined && !Number.isInteger(limit)) throw new UsageFailure(`--limit must be an integer, not "${this.limit}"`);
-    const r = await io.client.registrySearch(this.query, { limit, registry: this.registry });
-    io.print(r, () =>
+    io.print(await io.client.registrySearch(this.query, { limit: this.limit, registry: this.registry }), (r) =>
       renderTable(
         ['NAME', 'VERSION', 'TRANSPORT', 'DESCRIPTION'],
         r.servers.map((s) => [s.name, s.version, s.transport, clip(s.description, 50)]),
@@ -45,9 +47,16 @@ export class RegistryInstallCommand extends ClientCommand {
   backendName = Option.String('--backend-name', { description: 'Backend name in the config (default derived from the server name)' });
 
   async run(io: Io): Promise<number> {
-    const r = await io.client.registryInstall({ name: this.name, registry: this.registry, backend_name: this.backendName });
-    const applied = r.reload ? reloadText(r.reload) : 'Hot reload is off: it applies when the gateway next starts.\n';
-    io.print(r, () => `Installed ${r.entry.name} ${r.entry.version} as backend ${r.backend}\n${applied}`);
+    const r = await io.client.registryInstall({ name: this.name, registry: this.registry, backend_name: this.backendName }).catch((err: unknown) => {
+      // The server's message names no parameter (the API has backend_name): say which flag it is here.
+      throw err instanceof ApiError && err.body.error === 'backend_exists'
+        ? new HintedFailure(err, 'install it under another name with --backend-name NAME')
+        : err;
+    });
+    io.print(r, (safe) => {
+      const applied = safe.reload ? reloadText(safe.reload) : 'Hot reload is off: it applies when the gateway next starts.\n';
+      return `Installed ${safe.entry.name} ${safe.entry.version} as backend ${safe.backend}\n${applied}`;
+    });
     return EXIT.ok;
   }
 }

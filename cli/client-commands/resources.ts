@@ -3,6 +3,7 @@ import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
+import { count } from '../output/plural.js';
 
 export class ResourcesListCommand extends ClientCommand {
   static override paths = [['resources', 'list']];
@@ -11,8 +12,7 @@ export class ResourcesListCommand extends ClientCommand {
   backend = Option.String('--backend', { description: 'Only the resources of this backend' });
 
   async run(io: Io): Promise<number> {
-    const caps = await io.client.capabilities({ type: 'resources', backend: this.backend });
-    io.print(caps, () =>
+    io.print(await io.client.capabilities({ type: 'resources', backend: this.backend }), (caps) =>
       renderTable(
         ['URI', 'NAME', 'BACKEND', 'MIME TYPE'],
         caps.resources.map((r) => [r.uri, r.name, r.backend, r.mime_type]),
@@ -29,11 +29,10 @@ export class ResourcesReadCommand extends ClientCommand {
   uri = Option.String();
 
   async run(io: Io): Promise<number> {
-    const r = await io.client.readResource(this.uri, io.signal);
-    io.print(r, () =>
+    io.print(await io.client.readResource(this.uri, io.signal), (r) =>
       r.contents
         .map((c) => {
-          const body = c.text ?? `(${Buffer.from(c.blob ?? '', 'base64').length} bytes of ${c.mimeType || 'binary data'}; use -o json for the base64)`;
+          const body = c.text ?? `(${count(Buffer.from(c.blob ?? '', 'base64').length, 'byte')} of ${c.mimeType || 'binary data'}; use -o json for the base64)`;
           return body.endsWith('\n') ? body : `${body}\n`;
         })
         .join(''),

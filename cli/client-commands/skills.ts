@@ -10,8 +10,7 @@ export class SkillsListCommand extends ClientCommand {
   static override usage = Command.Usage({ category: 'Skills', description: 'Installed skills (GET /skills)' });
 
   async run(io: Io): Promise<number> {
-    const s = await io.client.skills();
-    io.print(s, () =>
+    io.print(await io.client.skills(), (s) =>
       renderTable(
         ['NAME', 'VERSION', 'STATUS', 'TOOLS', 'WORKFLOWS', 'AUTHOR', 'DESCRIPTION'],
         s.skills.map((k) => [k.name, k.version, paintStatus(io.c, k.status), String(k.tools), String(k.workflows), k.author, clip(k.description, 40)]),
@@ -27,7 +26,7 @@ abstract class SkillSwitch extends ClientCommand {
 
   async run(io: Io): Promise<number> {
     const r = await io.client.setSkill(this.name, this.enable);
-    io.print(r, () => `Skill ${r.name} ${r.action}\n`);
+    io.print(r, (safe) => `Skill ${safe.name} ${safe.action}\n`);
     return r.ok ? EXIT.ok : EXIT.failure;
   }
 }

@@ -17,8 +17,7 @@ export class ToolsListCommand extends ClientCommand {
   backend = Option.String('--backend', { description: 'Only the tools of this backend' });
 
   async run(io: Io): Promise<number> {
-    const caps = await io.client.capabilities({ type: 'tools', backend: this.backend });
-    io.print(caps, () =>
+    io.print(await io.client.capabilities({ type: 'tools', backend: this.backend }), (caps) =>
       renderTable(
         ['NAME', 'BACKEND', 'ORIGINAL', 'FILTERED', 'DESCRIPTION'],
         caps.tools.map((t) => [t.name, t.backend, t.renamed ? t.original_name : '', t.filtered ? io.c.yellow('true') : '', clip(t.description)]),
@@ -49,7 +48,7 @@ export class ToolsCallCommand extends ClientCommand {
     const { tools } = await io.client.capabilities({ type: 'tools', search: this.name });
     const schema = tools.find((t) => t.name === this.name)?.input_schema as Parameters<typeof buildArguments>[2];
     const result = await io.client.callTool(this.name, buildArguments(this.args, this.json, schema), io.signal);
-    io.print(result, () => toolResultText(io, result));
+    io.print(result, (r) => toolResultText(io, r));
     return result.isError ? EXIT.failure : EXIT.ok;
   }
 }

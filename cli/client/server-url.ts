@@ -1,17 +1,19 @@
 /**
  * Which gateway a client talks to: `-s/--server`, else `$GATEWAY_URL`, else
- * the URL of the running `default` session, else http://127.0.0.1:9000.
+ * the URL of the running `default` session, else of the only running
+ * session, else http://127.0.0.1:9000. gateway-client and the TUI both start
+ * from this (the TUI's server list: cli/servers/server-choices.ts).
  */
-import { readSession } from '../sessions/session-files.js';
-import { DEFAULT_SESSION_NAME, sessionUrl } from '../sessions/session-record.js';
+import { defaultLocalSession } from '../sessions/default-session.js';
+import { sessionUrl } from '../sessions/session-record.js';
 
 export const FALLBACK_SERVER_URL = 'http://127.0.0.1:9000';
 
 export function resolveServerUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (flag) return flag;
   if (env.GATEWAY_URL) return env.GATEWAY_URL;
-  const session = readSession(DEFAULT_SESSION_NAME, env);
-  return session?.running ? sessionUrl(session.record) : FALLBACK_SERVER_URL;
+  const session = defaultLocalSession(env);
+  return session ? sessionUrl(session.record) : FALLBACK_SERVER_URL;
 }
 
 /**

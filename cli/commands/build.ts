@@ -6,9 +6,7 @@
  * Node.js, for hosts that reach no image registry.
  */
 import { Command, Option } from 'clipanion';
-import { loadConfigFile, locateConfigFile } from '../../controller/config/config-loader.js';
 import type { GatewayConfig, StdioBackendSpec } from '../../schemas/config.js';
-import { GatewayError } from '../../schemas/errors.js';
 import type { ContainerRuntime } from '../../runtime/containers/container-runtime.js';
 
 export class BuildCommand extends Command {
@@ -32,6 +30,12 @@ export class BuildCommand extends Command {
 
   async execute(): Promise<number> {
     const out = this.context.stdout;
+    // Loaded here, not at the top: the config loader compiles its validators on import, a second
+    // that `gateway --version`, `status` and every other command would pay.
+    const [{ loadConfigFile, locateConfigFile }, { GatewayError }] = await Promise.all([
+      import('../../controller/config/config-loader.js'),
+      import('../../schemas/errors.js'),
+    ]);
     let config: GatewayConfig;
     try {
       config = loadConfigFile(locateConfigFile(this.config)).config;

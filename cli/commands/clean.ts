@@ -4,8 +4,6 @@
  * is by the `mcp-gateway.managed=true` label, never by name.
  */
 import { Command, Option } from 'clipanion';
-import { loadConfigFile, locateConfigFile } from '../../controller/config/config-loader.js';
-import { GatewayError } from '../../schemas/errors.js';
 
 export class CleanCommand extends Command {
   static override paths = [['clean']];
@@ -25,6 +23,11 @@ export class CleanCommand extends Command {
 
   async execute(): Promise<number> {
     const out = this.context.stdout;
+    // Loaded here, not at the top: the config loader compiles its validators on import (see build.ts).
+    const [{ loadConfigFile, locateConfigFile }, { GatewayError }] = await Promise.all([
+      import('../../controller/config/config-loader.js'),
+      import('../../schemas/errors.js'),
+    ]);
     let socket: string | undefined;
     try {
       socket = loadConfigFile(locateConfigFile(this.config)).config.containers.socket;

@@ -3,6 +3,7 @@
  * schema (with env expansion) and exits non-zero listing every problem.
  */
 import { Command, Option } from 'clipanion';
+import { count } from '../output/plural.js';
 
 export class ConfigValidateCommand extends Command {
   static override paths = [['config', 'validate']];
@@ -19,7 +20,7 @@ export class ConfigValidateCommand extends Command {
     const [{ loadConfigFile }, { ConfigError }] = await Promise.all([import('../../controller/config/config-loader.js'), import('../../schemas/errors.js')]);
     try {
       const { config } = loadConfigFile(this.file);
-      this.context.stdout.write(`${this.file}: valid (${Object.keys(config.backends).length} backends)\n`);
+      this.context.stdout.write(`${this.file}: valid (${count(Object.keys(config.backends).length, 'backend')})\n`);
       return 0;
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;

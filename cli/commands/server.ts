@@ -13,6 +13,9 @@ import { DEFAULT_SESSION_NAME, sessionNameProblem } from '../sessions/session-re
 import { defaultLogFile, notifyDetachParent, startDetached, takeDetachedLogFile } from '../sessions/detach.js';
 import { jsonBanner, textBanner } from './server-banner.js';
 import { LOG_LEVELS } from '../../schemas/log-levels.js';
+import { acceptedBy, integerValue, oneOf } from '../option-values.js';
+
+const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 
 export class ServerCommand extends Command {
   static override paths = [['server']];
@@ -20,7 +23,8 @@ export class ServerCommand extends Command {
     description: 'Start the gateway',
     details:
       'Reads the config (--config, else config.yaml or config.yml in the working directory), connects every backend and serves MCP on /mcp and /sse. ' +
-      'With --detach it runs in the background and returns once it listens. Each running server is a named session (see `gateway status`).',
+      'It prints its banner (and with --detach returns) as soon as it listens: backends connect in the background (see `gateway status`); ' +
+      'with --wait it first waits until every backend has had its first connect attempt. Each running server is a named session (see `gateway status`).',
     examples: [
       ['Start on the default address', 'gateway server'],
       ['Another config and port', 'gateway server --config my.yaml --port 9100 -v'],
@@ -30,17 +34,22 @@ export class ServerCommand extends Command {
 
   config = Option.String('--config,-c', { description: 'Config file path' });
   host = Option.String('--host', { description: 'Listen host (default from config, 127.0.0.1)' });
-  port = Option.String('--port,-p', { description: 'Listen port (default from config, 9000)' });
-  logLevel = Option.String('--log-level', { description: 'trace, debug, info, warn, audit, error, fatal or silent' });
+  port = Option.String('--port,-p', { description: 'Listen port (default from config, 9000)', validator: integerValue({ minimum: 0, maximum: 65535 }) });
+  logLevel = Option.String('--log-level', { description: LOG_LEVELS.join(', '), validator: oneOf(LOG_LEVELS) });
   logFormat = Option.String('--log-format', {
     description: 'Console log format: pretty (for a person) or json (JSON lines, the start-up banner too); default pretty when stdout is a terminal, else json',
+    validator: oneOf(LOG_FORMATS),
   });
   verbose = Option.Counter('-v,--verbose', 0, { description: '-v: backend connection progress; -vv: also full backend process output' });
   detach = Option.Boolean('-d,--detach', false, { description: 'Run in the background; returns once the server listens (exit 1 with its error otherwise)' });
   name = Option.String('--name', {
     description: `Session name (default "${DEFAULT_SESSION_NAME}"; a foreground server without --name takes the next free default-N)`,
+    validator: acceptedBy(sessionNameProblem),
   });
   logFile = Option.String('--log-file', { description: 'With --detach: where the output goes (default <state>/logs/<name>.log)' });
+  wait = Option.Boolean('--wait', false, {
+    description: 'Print the banner (with --detach: return) only once every backend has had its first connect attempt (for scripts)',
+  });
 
   async execute(): Promise<number> {
     const problem = this.usageProblem();
@@ -53,14 +62,6 @@ export class ServerCommand extends Command {
   }
 
   private usageProblem(): string | undefined {
-    const port = this.port === undefined ? undefined : Number(this.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) return `Invalid --port: ${this.port}`;
-    if (this.logLevel !== undefined && !(LOG_LEVELS as readonly string[]).includes(this.logLevel))
-      return `Invalid --log-level: ${this.logLevel} (expected one of ${LOG_LEVELS.join(', ')})`;
-    if (this.logFormat !== undefined && !LOG_FORMATS.includes(this.logFormat as LogFormat))
-      return `Invalid --log-format: ${this.logFormat} (expected pretty or json)`;
-    const nameProblem = this.name === undefined ? null : sessionNameProblem(this.name);
-    if (nameProblem) return nameProblem;
     if (this.logFile !== undefined && !this.detach)
       return '--log-file applies to --detach (a foreground server logs to the terminal; logging.file in the config adds a file)';
     return undefined;
@@ -78,10 +79,11 @@ export class ServerCommand extends Command {
     const args = [
       ...(this.config !== undefined ? ['--config', resolve(this.config)] : []),
       ...(this.host !== undefined ? ['--host', this.host] : []),
-      ...(this.port !== undefined ? ['--port', this.port] : []),
+      ...(this.port !== undefined ? ['--port', String(this.port)] : []),
       ...(this.logLevel !== undefined ? ['--log-level', this.logLevel] : []),
       ...(this.logFormat !== undefined ? ['--log-format', this.logFormat] : []),
       ...(this.verbose > 0 ? [`-${'v'.repeat(this.verbose)}`] : []),
+      ...(this.wait ? ['--wait'] : []),
       '--name',
       name,
     ];
@@ -120,11 +122,13 @@ export class ServerCommand extends Command {
       gateway = await Gateway.start({
         configPath: this.config,
         host: this.host,
-        port: this.port === undefined ? undefined : Number(this.port),
+        port: this.port,
         logLevel: this.logLevel,
-        logFormat: this.logFormat as LogFormat | undefined,
+        logFormat: this.logFormat,
         verbosity: this.verbose,
         redactor,
+        // The banner (and a detached start's return) comes as soon as the port is ours, unless --wait asks for the backends.
+        waitForBackends: this.wait,
       });
     } catch (err) {
       // Not through the logger (it may not exist yet), so redact here: a
@@ -171,5 +175,3 @@ export class ServerCommand extends Command {
     });
   }
 }
-
-const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];

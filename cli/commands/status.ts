@@ -4,6 +4,7 @@ import { sessionStatuses } from '../sessions/session-status.js';
 import { colors, paintStatus, wantColor } from '../output/colors.js';
 import { formatDuration, renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
+import { oneOf } from '../option-values.js';
 
 export class StatusCommand extends Command {
   static override paths = [['status']];
@@ -17,13 +18,9 @@ export class StatusCommand extends Command {
     ],
   });
 
-  output = Option.String('-o,--output', 'table', { description: 'table or json' });
+  output = Option.String('-o,--output', 'table', { description: 'table or json', validator: oneOf(['table', 'json']) });
 
   async execute(): Promise<number> {
-    if (this.output !== 'table' && this.output !== 'json') {
-      this.context.stderr.write(`Invalid --output: ${this.output} (expected table or json)\n`);
-      return EXIT.usage;
-    }
     const { sessions, pruned } = await sessionStatuses();
     for (const name of pruned) this.context.stderr.write(`Removed the stale session file of "${name}" (its process is gone)\n`);
     if (this.output === 'json') {

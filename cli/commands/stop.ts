@@ -4,6 +4,7 @@ import { pruneStale, readSessions } from '../sessions/session-files.js';
 import { DEFAULT_SESSION_NAME } from '../sessions/session-record.js';
 import { stopSession, type StopOutcome } from '../sessions/stop-session.js';
 import { EXIT } from '../output/exit-codes.js';
+import { secondsValue } from '../option-values.js';
 
 export class StopCommand extends Command {
   static override paths = [['stop']];
@@ -22,14 +23,13 @@ export class StopCommand extends Command {
   name = Option.String({ required: false });
   all = Option.Boolean('--all', false, { description: 'Stop every running session' });
   force = Option.Boolean('--force', false, { description: 'SIGKILL at once instead of a graceful stop' });
-  timeout = Option.String('--timeout', '10', { description: 'Seconds to wait for a graceful stop before SIGKILL (default 10)' });
+  timeout = Option.String('--timeout', '10', {
+    description: 'Seconds to wait for a graceful stop before SIGKILL (default 10)',
+    validator: secondsValue({ minimum: 0 }),
+  });
 
   async execute(): Promise<number> {
-    const timeoutS = Number(this.timeout);
-    if (!Number.isFinite(timeoutS) || timeoutS < 0) {
-      this.context.stderr.write(`Invalid --timeout: ${this.timeout} (seconds, a number ≥ 0)\n`);
-      return EXIT.usage;
-    }
+    const timeoutS = this.timeout;
     if (this.all && this.name !== undefined) {
       this.context.stderr.write('Give a session name or --all, not both\n');
       return EXIT.usage;

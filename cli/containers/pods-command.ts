@@ -4,8 +4,7 @@
  * the exit code (the bin does the parsing).
  */
 import type { Writable } from 'node:stream';
-import { missingName, withLibpod, type LibpodCommandArgs } from './libpod-session.js';
-import { formatTable } from './table.js';
+import { missingName, printList, printRecord, withLibpod, type LibpodCommandArgs } from './libpod-session.js';
 
 export const PODS_ACTIONS = ['list', 'inspect', 'stop', 'remove'] as const;
 export type PodsAction = (typeof PODS_ACTIONS)[number];
@@ -15,26 +14,23 @@ export interface PodsArgs extends LibpodCommandArgs {
   name?: string;
   /** remove: also a running pod and its containers. */
   force?: boolean;
-  /** list: JSON instead of a table. */
-  json?: boolean;
 }
 
 export function runPodsCommand(args: PodsArgs, out: Writable, err: Writable = out): Promise<number> {
   return withLibpod(args, err, async (client) => {
     if (args.action === 'list') {
-      const pods = await client.listPods();
-      if (args.json) out.write(`${JSON.stringify(pods, null, 2)}\n`);
-      else {
-        const rows = pods.map((p) => [p.Name, p.Id.slice(0, 12), p.Status, String(p.Containers?.length ?? 0)]);
-        out.write(rows.length === 0 ? 'No pods.\n' : formatTable(['NAME', 'ID', 'STATUS', 'CONTAINERS'], rows));
-      }
+      printList(args, out, await client.listPods(), {
+        none: 'No pods.',
+        headers: ['NAME', 'ID', 'STATUS', 'CONTAINERS'],
+        row: (p) => [p.Name, p.Id.slice(0, 12), p.Status, String(p.Containers?.length ?? 0)],
+      });
       return 0;
     }
     const name = args.name;
     if (!name) return missingName(err, `pods ${args.action}`);
     switch (args.action) {
       case 'inspect':
-        out.write(`${JSON.stringify(await client.inspectPod(name), null, 2)}\n`);
+        printRecord(args, out, await client.inspectPod(name));
         return 0;
       case 'stop':
         await client.stopPod(name);

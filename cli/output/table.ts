@@ -8,12 +8,41 @@ const width = (s: string) => stripVTControlCharacters(s).length;
 
 export function renderTable(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell + ' '.repeat(widths[i] - width(cell))))
-      .join('  ')
-      .trimEnd();
-  return [line(headers), ...rows.map(line)].join('\n') + '\n';
+  return [headers, ...rows].map((cells) => formatRow(cells, widths)).join('\n') + '\n';
+}
+
+/**
+ * A table whose rows arrive one at a time (`events follow`): each line is
+ * printed as it comes, so the widths are set up front from the widest value
+ * each column is expected to hold, and a column grows only when a longer
+ * value than that arrives.
+ */
+export class StreamingTable {
+  private readonly widths: number[];
+
+  constructor(
+    private readonly headers: string[],
+    expectedWidths: number[],
+  ) {
+    this.widths = headers.map((h, i) => Math.max(width(h), expectedWidths[i] ?? 0));
+  }
+
+  header(): string {
+    return `${formatRow(this.headers, this.widths)}\n`;
+  }
+
+  row(cells: string[]): string {
+    cells.forEach((cell, i) => (this.widths[i] = Math.max(this.widths[i] ?? 0, width(cell))));
+    return `${formatRow(cells, this.widths)}\n`;
+  }
+}
+
+/** Cells padded to `widths` (measured without colour codes), two spaces apart; the last one unpadded. */
+function formatRow(cells: string[], widths: number[]): string {
+  return cells
+    .map((cell, i) => (i === cells.length - 1 ? cell : cell + ' '.repeat(Math.max(0, widths[i] - width(cell)))))
+    .join('  ')
+    .trimEnd();
 }
 
 /** Aligned `Key: value` lines (values may already be coloured). */

@@ -5,6 +5,7 @@
  * fetches, so a burst of events costs one round of requests).
  */
 import type { ManagementClient } from '../client/management-client.js';
+import { terminalSafe } from '../output/terminal-safe.js';
 
 export interface NameSets {
   backends: string[];
@@ -48,11 +49,16 @@ export class LiveNames {
       return;
     }
     this.names = {
-      backends: backends.status === 'fulfilled' ? backends.value.backends.map((b) => b.name) : this.names.backends,
-      tools: caps.status === 'fulfilled' ? caps.value.tools.filter((t) => !t.filtered).map((t) => t.name) : this.names.tools,
-      resources: caps.status === 'fulfilled' ? caps.value.resources.map((r) => r.uri) : this.names.resources,
-      prompts: caps.status === 'fulfilled' ? caps.value.prompts.map((p) => p.name) : this.names.prompts,
-      skills: skills.status === 'fulfilled' ? skills.value.skills.map((s) => s.name) : [],
+      backends: backends.status === 'fulfilled' ? typable(backends.value.backends.map((b) => b.name)) : this.names.backends,
+      tools: caps.status === 'fulfilled' ? typable(caps.value.tools.filter((t) => !t.filtered).map((t) => t.name)) : this.names.tools,
+      resources: caps.status === 'fulfilled' ? typable(caps.value.resources.map((r) => r.uri)) : this.names.resources,
+      prompts: caps.status === 'fulfilled' ? typable(caps.value.prompts.map((p) => p.name)) : this.names.prompts,
+      skills: skills.status === 'fulfilled' ? typable(skills.value.skills.map((s) => s.name)) : [],
     };
   }
+}
+
+/** Names a completion can offer: one holding a control character could not be typed, and readline would print it raw. */
+function typable(names: string[]): string[] {
+  return names.filter((name) => terminalSafe(name) === name);
 }

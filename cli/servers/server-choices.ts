@@ -2,7 +2,8 @@
  * The servers a TUI can talk to, in the order it lists them: the servers file,
  * the `--server` given on the command line (when the file does not already
  * name that URL), the running local sessions (`gateway status`) and, when
- * nothing else names one, the default URL (cli/client/server-url.ts), or the
+ * nothing else names one, the default URL gateway-client would use
+ * (cli/client/server-url.ts: the `default` or only running session), or the
  * first running session when that default is only the fallback URL.
  */
 import { readSessions } from '../sessions/session-files.js';

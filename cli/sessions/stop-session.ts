@@ -3,9 +3,7 @@
  * or SIGKILL at once (`--force`). Waiting watches /proc, so a killed server
  * that nobody reaps (a zombie) counts as stopped.
  */
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parse } from 'yaml';
 import { processRuns } from './process-state.js';
 import { removeIfUnchanged, type FoundSession } from './session-files.js';
 
@@ -58,20 +56,17 @@ async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolea
  * no containers either.
  */
 async function removeContainersOf(s: FoundSession): Promise<void> {
-  const [{ connectRuntime }, { cleanManaged }] = await Promise.all([
+  const [{ connectRuntime }, { cleanManaged }, { configuredSocket }] = await Promise.all([
     import('../../runtime/containers/container-runtime.js'),
     import('../../runtime/containers/cleanup.js'),
+    import('../containers/configured-socket.js'),
   ]);
-  const found = await connectRuntime(configuredSocket(s.record.config));
-  if (found.runtime) await cleanManaged(found.runtime, { ownerPid: s.record.pid });
-}
-
-/** `containers.socket` of the session's config, read without resolving anything else. */
-function configuredSocket(configPath: string): string | undefined {
+  let socket: string | undefined;
   try {
-    const socket = (parse(readFileSync(configPath, 'utf8')) as { containers?: { socket?: unknown } } | null)?.containers?.socket;
-    return typeof socket === 'string' && !socket.includes('${') ? socket : undefined;
+    socket = configuredSocket(s.record.config);
   } catch {
-    return undefined;
+    socket = undefined; // no readable config: the socket is discovered
   }
+  const found = await connectRuntime(socket);
+  if (found.runtime) await cleanManaged(found.runtime, { ownerPid: s.record.pid });
 }

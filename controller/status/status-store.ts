@@ -11,11 +11,10 @@
  */
 import type { BackendSpec } from '../../schemas/config.js';
 import type { Condition, ConnectionState, ContainerRef, HealthStatus, Phase, Severity } from '../../schemas/records.js';
-import type { EventBus } from '../event-bus.js';
+import type { EventBus, EventInput } from '../event-bus.js';
 import type { ConditionUpdate } from '../../schemas/conditions.js';
 import { withCondition } from './conditions.js';
 import { derivePhase } from './phase.js';
-import type { Transition } from './transitions.js';
 
 export interface HealthView {
   status: HealthStatus;
@@ -56,6 +55,18 @@ export interface StatusPatch {
   reconnectsAnswered?: number;
   container?: ContainerRef | null;
   conditions?: readonly ConditionUpdate[];
+}
+
+/**
+ * One observation's effect on a record: the patch and the events that tell
+ * people about it (./transitions.ts makes them; only the writer applies them).
+ */
+export interface Transition {
+  patch?: StatusPatch;
+  /** Explains a phase change the patch causes, in its `phase_changed` event. */
+  why?: string;
+  /** Published after the patch, in order; each is about the transition's backend. */
+  events?: Array<Omit<EventInput, 'backend'>>;
 }
 
 export interface StatusWriter {

@@ -11,15 +11,9 @@ import type { ConditionUpdate, ContainerFailure, ReadyReason } from '../../schem
 import type { ContainerRef } from '../../schemas/records.js';
 import type { EventInput } from '../event-bus.js';
 import type { ProbeResult } from '../health/health-prober.js';
-import type { StatusPatch } from './status-store.js';
+import type { StatusPatch, Transition } from './status-store.js';
 
-export interface Transition {
-  patch?: StatusPatch;
-  /** Explains a phase change the patch causes, in its `phase_changed` event. */
-  why?: string;
-  /** Published after the patch, in order; each is about the transition's backend. */
-  events?: Array<Omit<EventInput, 'backend'>>;
-}
+export type { Transition };
 
 /** When a failed backend is tried again (the per-name backoff's answer). */
 export interface Retry {
@@ -127,6 +121,18 @@ export function authorizationRequired(name: string, message: string, answering: 
 }
 
 // --- connected ---
+
+/**
+ * A call needed a scope the token lacks (OAuth step-up): the backend stays
+ * Ready for what the token allows, and the operator learns that a consent
+ * is needed and with which command.
+ */
+export function insufficientScope(name: string, scope: string, message: string): Transition {
+  return {
+    patch: { conditions: [{ type: 'Authenticated', status: false, reason: 'InsufficientScope', message }] },
+    events: [{ stage: 'authorization_required', severity: 'warning', message: `${name}: ${message}`, details: { scope } }],
+  };
+}
 
 export function reconnectForNewSettings(name: string): Transition {
   return { events: [{ stage: 'reconnect', message: `${name} reconnects: its connection settings changed`, details: { trigger: 'config' } }] };

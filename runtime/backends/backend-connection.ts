@@ -24,6 +24,7 @@ import type { BackendTransport, TransportHooks } from '../transports/backend-tra
 import type { ContainerRef } from '../../schemas/records.js';
 import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError } from './backend-errors.js';
+import { StderrTail } from './stderr-tail.js';
 import { AuthorizationRequiredError, findAuthorizationRequired } from '../auth/errors.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../version.js';
 import { PASSTHROUGH } from '../transports/passthrough-schema.js';
@@ -63,6 +64,15 @@ const MAX_PAGES = 1000;
 export interface BackendConnectionEvents {
   catalog: [];
   closed: [reason: string];
+  /** A call needed more scope than the token has (see `stepUpRequired`). */
+  stepUp: [];
+}
+
+/** The backend asked for a scope the token lacks: calls that need it fail until the user consents again. */
+export interface StepUpNeed {
+  scope: string;
+  /** What to tell the operator (names the scope and the command that asks for consent). */
+  message: string;
 }
 
 export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
@@ -80,6 +90,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   endedReason?: string;
   /** Set when it ended because the backend needs the user to authorize the gateway again (OAuth). */
   authorizationRequired?: string;
+  /** Set when a call needed a scope the token lacks; the connection serves on for what the token allows. */
+  stepUpRequired?: StepUpNeed;
   /** Requests the backend sent us that are being answered, by id (see connect()). */
   private readonly incoming = new Map<RequestId, AbortController>();
   /** Per kind, how many catalog loads have started: a slower, older load must not overwrite a newer one. */
@@ -124,10 +136,14 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   /** Connects, initializes and loads the catalog, within the connect timeout. */
   async connect(): Promise<void> {
     const timeoutMs = this.connectTimeoutMs;
+    const stderr = new StderrTail();
     const transport = this.openTransport({
-      onstderr: (line) => this.log.debug({ backend: this.name, stream: 'stderr' }, line),
+      onstderr: (line) => {
+        stderr.push(line);
+        this.log.debug({ backend: this.name, stream: 'stderr' }, line);
+      },
       onexit: ({ code, signal }) => {
-        this.exitReason = signal ? `process killed by ${signal}` : `process exited with code ${code}`;
+        this.exitReason = stderr.explain(signal ? `process killed by ${signal}` : `process exited with code ${code}`);
       },
     });
     this.transport = transport;
@@ -203,9 +219,10 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       return (await client.request({ method, params }, PASSTHROUGH, options)) as JsonObject;
     } catch (err) {
       const auth = findAuthorizationRequired(err);
-      // The tokens are gone for good (a revoked refresh token): the backend waits for the user, not for a retry.
-      // A missing scope (step-up) fails only the calls that need it.
-      if (auth && !(auth instanceof AuthorizationRequiredError && auth.stepUpScope)) void this.endForAuthorization(auth.message);
+      // A missing scope (step-up) fails only the calls that need it: the operator is told, the backend serves on.
+      // Otherwise the tokens are gone for good (a revoked refresh token): the backend waits for the user, not for a retry.
+      if (auth instanceof AuthorizationRequiredError && auth.stepUpScope) this.needStepUp({ scope: auth.stepUpScope, message: auth.message });
+      else if (auth) void this.endForAuthorization(auth.message);
       throw toBackendError(this.name, err, opts.timeoutMs, opts.signal);
     }
   }
@@ -240,6 +257,12 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     } catch (err) {
       this.log.debug({ backend: this.name, err: (err as Error).message }, 'error while closing backend');
     }
+  }
+
+  private needStepUp(need: StepUpNeed): void {
+    if (this.stepUpRequired?.scope === need.scope) return;
+    this.stepUpRequired = need;
+    this.emit('stepUp');
   }
 
   /** Ends the connection because its OAuth tokens are gone; the controller parks it until a re-authentication. */

@@ -60,11 +60,11 @@ export class LibpodClient {
     readonly address: string,
   ) {}
 
-  /** `socket` (a path or URL) when given, else the usual candidates; never throws. */
-  static async connect(socket?: string, env: NodeJS.ProcessEnv = process.env): Promise<LibpodLookup> {
+  /** `socket` (a path or URL) when given, else the usual candidates, `configured` (containers.socket) first; never throws. */
+  static async connect(socket?: string, env: NodeJS.ProcessEnv = process.env, configured?: string): Promise<LibpodLookup> {
     const candidates: Endpoint[] = socket
       ? [parseEndpoint(socket, '--socket')]
-      : endpointCandidates(undefined, { ...env, DOCKER_HOST: env.CONTAINER_HOST ?? env.DOCKER_HOST });
+      : endpointCandidates(configured, { ...env, DOCKER_HOST: env.CONTAINER_HOST ?? env.DOCKER_HOST });
     const tried: string[] = [];
     for (const endpoint of candidates) {
       const address = describeEndpoint(endpoint);
@@ -91,11 +91,16 @@ export class LibpodClient {
     return this.call('GET', `/containers/${enc(name)}/json`);
   }
 
-  /** The container's output as Docker's multiplexed stream (see demuxStream) unless it has a TTY. */
-  async containerLogs(name: string, follow: boolean): Promise<{ stream: NodeJS.ReadableStream; tty: boolean }> {
+  /** The container's stderr, and its stdout when asked, as Docker's multiplexed stream (see demuxStream) unless it has a TTY. */
+  async containerLogs(name: string, opts: { follow: boolean; stdout: boolean }): Promise<{ stream: NodeJS.ReadableStream; tty: boolean }> {
     const info = await this.inspectContainer(name);
     const tty = Boolean((info.Config as { Tty?: boolean } | undefined)?.Tty);
-    const stream = await this.call<NodeJS.ReadableStream>('GET', `/containers/${enc(name)}/logs?`, { stdout: true, stderr: true, follow }, true);
+    const stream = await this.call<NodeJS.ReadableStream>(
+      'GET',
+      `/containers/${enc(name)}/logs?`,
+      { stdout: opts.stdout, stderr: true, follow: opts.follow },
+      true,
+    );
     return { stream, tty };
   }
 

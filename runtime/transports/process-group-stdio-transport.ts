@@ -23,6 +23,11 @@ export interface ProcessLaunch {
   cwd?: string;
 }
 
+/** After the exit, how long the rest of stderr may take to arrive before the exit is told anyway. */
+const STDERR_DRAIN_MS = 200;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /** Time between SIGTERM and SIGKILL of the process group on close. */
 const KILL_GRACE_MS = 2000;
 
@@ -61,13 +66,17 @@ export class ProcessGroupStdioTransport implements BackendTransport {
       this.child = child;
       let spawned = false;
 
+      const stderrEnded = this.pipeStderr(child);
       this.exited = new Promise((done) => {
         child.once('exit', (code, signal) => {
           // Orphaned grandchildren (an npx launch) must not outlive their leader.
           signalGroup(child, 'SIGKILL');
-          this.onexit?.({ code, signal });
-          done();
-          this.onclose?.();
+          // The last stderr lines (why it exited) may still be in the pipe: they come before the exit is told.
+          void Promise.race([stderrEnded, delay(STDERR_DRAIN_MS)]).then(() => {
+            this.onexit?.({ code, signal });
+            done();
+            this.onclose?.();
+          });
         });
       });
       child.once('error', (err) => {
@@ -87,17 +96,23 @@ export class ProcessGroupStdioTransport implements BackendTransport {
         // EPIPE after the child died is reported through exit, not as a separate error.
         if (!this.closing) this.onerror?.(err);
       });
-      this.pipeStderr(child);
     });
   }
 
   private readonly deliver = (message: JSONRPCMessage): void => this.onmessage?.(message);
   private readonly fail = (err: Error): void => this.onerror?.(err);
 
-  private pipeStderr(child: ChildProcess): void {
+  /** Hands stderr over line by line; resolves when it has ended. */
+  private pipeStderr(child: ChildProcess): Promise<void> {
     const lines = new TextLineSplitter((line) => this.onstderr?.(line));
     child.stderr!.on('data', (chunk: Buffer) => lines.push(chunk));
-    child.stderr!.on('end', () => lines.end());
+    return new Promise((resolve) => {
+      child.stderr!.once('end', () => {
+        lines.end();
+        resolve();
+      });
+      child.stderr!.once('error', () => resolve());
+    });
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -19,7 +19,8 @@ export interface Finished {
 export function runBin(
   bin: string,
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {},
+  /** `closeStdout`: close the reading end of its stdout at once, like `| head` that has read enough (stdout is then ''). */
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number; closeStdout?: boolean } = {},
 ): Promise<Finished> {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: opts.cwd ?? repoRoot(),
@@ -31,6 +32,7 @@ export function runBin(
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   if (opts.input !== undefined) child.stdin!.end(opts.input);
+  if (opts.closeStdout) child.stdout!.destroy();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

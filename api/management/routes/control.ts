@@ -14,8 +14,10 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
   r.post(
     '/reload',
     {
-      config: doc(tag, 'Re-read the config file and apply the difference (needs feature_flags.hot_reload)'),
-      schema: { response: { 200: ReloadSchema, ...errors({ 409: 'Hot reload is disabled (`hot_reload_disabled`).' }) } },
+      schema: {
+        ...doc(tag, 'Re-read the config file and apply the difference (needs feature_flags.hot_reload)'),
+        response: { 200: ReloadSchema, ...errors({ 409: 'Hot reload is disabled (`hot_reload_disabled`).' }) },
+      },
     },
     async () => controller.reload('api'),
   );
@@ -23,8 +25,11 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
   r.post(
     '/reconnect/:name',
     {
-      config: doc(tag, 'Drop and re-establish one backend connection'),
-      schema: { params: NameParamsSchema, response: { 200: ReconnectSchema, ...errors({ 400: BAD_REQUEST, 404: 'Unknown backend (`backend_not_found`).' }) } },
+      schema: {
+        ...doc(tag, 'Drop and re-establish one backend connection'),
+        params: NameParamsSchema,
+        response: { 200: ReconnectSchema, ...errors({ 400: BAD_REQUEST, 404: 'Unknown backend (`backend_not_found`).' }) },
+      },
     },
     async (req) => controller.reconnect(req.params.name),
   );
@@ -32,8 +37,8 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
   r.post(
     '/reauth/:name',
     {
-      config: doc(tag, 'Start the OAuth re-authentication of a backend'),
       schema: {
+        ...doc(tag, 'Start the OAuth re-authentication of a backend'),
         params: NameParamsSchema,
         response: {
           200: ReauthSchema,
@@ -58,8 +63,11 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
   r.post(
     '/shutdown',
     {
-      config: doc(tag, 'Graceful shutdown; the process then exits', { optionalBody: true }),
-      schema: { body: ShutdownBodySchema, response: { 200: ShutdownSchema, ...errors({ 400: BAD_REQUEST }) } },
+      schema: {
+        ...doc(tag, 'Graceful shutdown; the process then exits'),
+        body: ShutdownBodySchema,
+        response: { 200: ShutdownSchema, ...errors({ 400: BAD_REQUEST }) },
+      },
     },
     async (req, reply) => {
       const timeout = req.body.timeout_seconds;

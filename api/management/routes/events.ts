@@ -7,6 +7,9 @@ import { BAD_REQUEST, doc, errors } from '../route-doc.js';
 import { eventsView } from '../views.js';
 import { EventStreams } from '../sse.js';
 
+/** The stream is written by hand (sse.ts), never serialised: this schema only documents it. */
+const EVENT_STREAM = { description: 'Event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } };
+
 export function eventRoutes(app: FastifyInstance, ctx: ManagementContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const streams = new EventStreams(ctx.events, ctx.redactor);
@@ -15,8 +18,11 @@ export function eventRoutes(app: FastifyInstance, ctx: ManagementContext): void 
   r.get(
     '/events',
     {
-      config: doc('events', 'Recent events, oldest first'),
-      schema: { querystring: EventsQuerySchema, response: { 200: EventsSchema, ...errors({ 400: BAD_REQUEST }) } },
+      schema: {
+        ...doc('events', 'Recent events, oldest first'),
+        querystring: EventsQuerySchema,
+        response: { 200: EventsSchema, ...errors({ 400: BAD_REQUEST }) },
+      },
     },
     async (req) => eventsView(ctx, req.query),
   );
@@ -24,9 +30,11 @@ export function eventRoutes(app: FastifyInstance, ctx: ManagementContext): void 
   r.get(
     '/events/stream',
     {
-      config: doc('events', 'Live events as Server-Sent Events (`data: <event json>`, `: heartbeat` comments)', { stream: true }),
       exposeHeadRoute: false,
-      schema: { response: errors() },
+      schema: {
+        ...doc('events', 'Live events as Server-Sent Events (`data: <event json>`, `: heartbeat` comments)'),
+        response: { 200: EVENT_STREAM, ...errors() },
+      },
     },
     async (_req, reply) => {
       streams.serve(reply, ctx.controller.config.events.heartbeat_s * 1000);

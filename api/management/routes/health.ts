@@ -13,8 +13,7 @@ export function healthRoutes(app: FastifyInstance, ctx: ManagementContext): void
   r.get(
     '/health',
     {
-      config: doc('monitoring', 'Aggregate health', { public: true }),
-      schema: { response: { 200: HealthSchema, ...errors({}, { public: true }) } },
+      schema: { ...doc('monitoring', 'Aggregate health', { public: true }), response: { 200: HealthSchema, ...errors() } },
     },
     async () => {
       const h = ctx.controller.aggregateHealth();
@@ -30,8 +29,10 @@ export function healthRoutes(app: FastifyInstance, ctx: ManagementContext): void
   r.get(
     '/ready',
     {
-      config: doc('monitoring', 'Readiness: 200 when accepting traffic, 503 otherwise', { public: true }),
-      schema: { response: { 200: ReadySchema, 503: { ...ReadySchema, description: 'Not ready' }, ...errors({}, { public: true }) } },
+      schema: {
+        ...doc('monitoring', 'Readiness: 200 when accepting traffic, 503 otherwise', { public: true }),
+        response: { 200: ReadySchema, 503: { ...ReadySchema, description: 'Not ready' }, ...errors() },
+      },
     },
     async (_req, reply) => {
       const { ready, reason } = readiness(ctx);

@@ -20,19 +20,18 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tag = 'monitoring';
 
-  r.get('/status', { config: doc(tag, 'Service, config, transport and feature flags'), schema: { response: { 200: StatusSchema, ...errors() } } }, async () =>
+  r.get('/status', { schema: { ...doc(tag, 'Service, config, transport and feature flags'), response: { 200: StatusSchema, ...errors() } } }, async () =>
     statusView(ctx),
   );
 
-  r.get('/backends', { config: doc(tag, 'Backend records'), schema: { response: { 200: BackendsSchema, ...errors() } } }, async () => ({
+  r.get('/backends', { schema: { ...doc(tag, 'Backend records'), response: { 200: BackendsSchema, ...errors() } } }, async () => ({
     backends: ctx.controller.backendRecords(),
   }));
 
   r.get(
     '/groups',
     {
-      config: doc(tag, 'Backends by group'),
-      schema: { querystring: GroupsQuerySchema, response: { 200: GroupsSchema, ...errors({ 400: BAD_REQUEST }) } },
+      schema: { ...doc(tag, 'Backends by group'), querystring: GroupsQuerySchema, response: { 200: GroupsSchema, ...errors({ 400: BAD_REQUEST }) } },
     },
     async (req) => {
       // Null prototype: a group named `__proto__` or `constructor` is a group like any other.
@@ -52,13 +51,16 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
   r.get(
     '/capabilities',
     {
-      config: doc(tag, 'Aggregated tools, resources, prompts and the route map'),
-      schema: { querystring: CapabilitiesQuerySchema, response: { 200: CapabilitiesSchema, ...errors({ 400: BAD_REQUEST }) } },
+      schema: {
+        ...doc(tag, 'Aggregated tools, resources, prompts and the route map'),
+        querystring: CapabilitiesQuerySchema,
+        response: { 200: CapabilitiesSchema, ...errors({ 400: BAD_REQUEST }) },
+      },
     },
     async (req) => capabilitiesView(ctx.serving.routes, req.query),
   );
 
-  r.get('/sessions', { config: doc(tag, 'MCP client sessions of /mcp and /sse'), schema: { response: { 200: SessionsSchema, ...errors() } } }, async () => {
+  r.get('/sessions', { schema: { ...doc(tag, 'MCP client sessions of /mcp and /sse'), response: { 200: SessionsSchema, ...errors() } } }, async () => {
     const sessions = await ctx.sessions.records();
     return { active_sessions: sessions.filter((s) => !s.expired).length, sessions };
   });
@@ -66,8 +68,11 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
   r.get(
     '/batch',
     {
-      config: doc(tag, 'Status, backends, capabilities and recent events in one answer'),
-      schema: { querystring: BatchQuerySchema, response: { 200: BatchSchema, ...errors({ 400: BAD_REQUEST }) } },
+      schema: {
+        ...doc(tag, 'Status, backends, capabilities and recent events in one answer'),
+        querystring: BatchQuerySchema,
+        response: { 200: BatchSchema, ...errors({ 400: BAD_REQUEST }) },
+      },
     },
     async (req) => ({
       status: statusView(ctx),

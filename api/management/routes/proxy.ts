@@ -33,7 +33,7 @@ export function proxyRoutes(app: FastifyInstance, ctx: ManagementContext): void 
 
   r.post(
     '/tools/call',
-    { config: doc('proxy', 'Call a tool through the gateway'), schema: { body: ToolCallBodySchema, response: { 200: ToolCallSchema, ...callErrors('tool') } } },
+    { schema: { ...doc('proxy', 'Call a tool through the gateway'), body: ToolCallBodySchema, response: { 200: ToolCallSchema, ...callErrors('tool') } } },
     async (req, reply) => {
       const { tool, arguments: args } = req.body;
       let backend = '';
@@ -46,8 +46,11 @@ export function proxyRoutes(app: FastifyInstance, ctx: ManagementContext): void 
   r.post(
     '/resources/read',
     {
-      config: doc('proxy', 'Read a resource through the gateway'),
-      schema: { body: ResourceReadBodySchema, response: { 200: ResourceReadSchema, ...callErrors('resource') } },
+      schema: {
+        ...doc('proxy', 'Read a resource through the gateway'),
+        body: ResourceReadBodySchema,
+        response: { 200: ResourceReadSchema, ...callErrors('resource') },
+      },
     },
     async (req, reply) => {
       const { uri } = req.body;

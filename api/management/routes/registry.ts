@@ -20,8 +20,8 @@ export function registryRoutes(app: FastifyInstance, ctx: ManagementContext): vo
   r.get(
     '/registry/search',
     {
-      config: doc('registry', 'Search external MCP server registries'),
       schema: {
+        ...doc('registry', 'Search external MCP server registries'),
         querystring: RegistrySearchQuerySchema,
         response: {
           200: RegistrySearchSchema,
@@ -35,8 +35,8 @@ export function registryRoutes(app: FastifyInstance, ctx: ManagementContext): vo
   r.post(
     '/registry/install',
     {
-      config: doc('registry', 'Add a registry server to the config file as a backend'),
       schema: {
+        ...doc('registry', 'Add a registry server to the config file as a backend'),
         body: RegistryInstallBodySchema,
         response: {
           201: RegistryInstallSchema,

@@ -9,15 +9,15 @@ const UNAVAILABLE = 'The skill manager is starting (`skills_unavailable`).';
 
 export function skillRoutes(app: FastifyInstance, ctx: ManagementContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  r.get('/skills', { config: doc('skills', 'Installed skills'), schema: { response: { 200: SkillsSchema, ...errors({ 503: UNAVAILABLE }) } } }, async () => ({
+  r.get('/skills', { schema: { ...doc('skills', 'Installed skills'), response: { 200: SkillsSchema, ...errors({ 503: UNAVAILABLE }) } } }, async () => ({
     skills: ctx.skills.records(),
   }));
   for (const action of ['enable', 'disable'] as const) {
     r.post(
       `/skills/:name/${action}`,
       {
-        config: doc('skills', `${action === 'enable' ? 'Enable' : 'Disable'} a skill`),
         schema: {
+          ...doc('skills', `${action === 'enable' ? 'Enable' : 'Disable'} a skill`),
           params: NameParamsSchema,
           response: { 200: SkillActionSchema, ...errors({ 400: BAD_REQUEST, 404: 'Unknown skill (`skill_not_found`).', 503: UNAVAILABLE }) },
         },
