@@ -526,7 +526,7 @@ async function main(): Promise<void> {
   if (results.scenarios) {
     console.log('\n# Summary: scenarios');
     console.log(scenarioTable(results.scenarios.rows));
-    console.log('\n# Scenario goals (gateway scenarios and the floor proxy; +p50 and calls/s against the direct path to the same backend)');
+    console.log('\n# Scenario goals, anchored on the floor proxy of this run (+p50 against the direct path to the same backend)');
     console.log(goalTable(results.scenarios.goals));
   }
   if (results.stores) {
