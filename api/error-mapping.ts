@@ -32,6 +32,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   backend_unavailable: 503,
   skills_unavailable: 503,
   service_unavailable: 503,
+  session_store_unavailable: 503,
   too_many_sessions: 503,
   unsupported_media_type: 415,
   payload_too_large: 413,

@@ -24,6 +24,9 @@ import { buildRuntime, type Runtime } from './runtime.js';
 import { followReloads } from './follow-reloads.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 
+/** What a draining replica tells clients: reconnect (elsewhere) after this long. */
+const DRAIN_RETRY_MS = 1000;
+
 export type { LogFormat } from './observability.js';
 
 export interface GatewayOptions extends ObservabilityOptions, ListenOptions {
@@ -130,6 +133,8 @@ export class Gateway {
     const { controller, skills, sessions } = this.runtime;
     // Skills are scanned before the listener opens: GET /skills answers from the first request.
     await skills.start().catch((err: unknown) => logger.error({ err }, 'the skill manager failed to start'));
+    // Shared sessions: Redis is connected (or said to be unreachable) before the first request.
+    await this.runtime.shared?.start();
     try {
       this.listening = await listen(controller.config, opts, this.runtime, logger, this.redactor, (timeoutS) => void this.shutdown(timeoutS));
     } catch (err) {
@@ -146,8 +151,15 @@ export class Gateway {
     const { logger } = this.observability;
     const { router, requests, sessions } = this.runtime;
     logger.info({ timeout_s: timeoutSeconds }, 'shutting down');
-    // 1. Stop accepting: the listener closes, idle sockets go, new requests on open ones get 503.
-    const closing = this.app.close();
+    // 1. With shared sessions, drain first: the listener stays open while GET /ready answers 503 (a balancer sees it),
+    //    no new session or stream is taken, and GET streams end with `retry:` so their clients reconnect elsewhere.
+    //    Without, stop accepting: the listener closes, idle sockets go, new requests on open ones get 503.
+    const draining = this.runtime.shared !== undefined;
+    if (draining) {
+      this.runtime.drain.retryS = Math.ceil(DRAIN_RETRY_MS / 1000);
+      sessions.endStreams(DRAIN_RETRY_MS);
+    }
+    let closing = draining ? undefined : this.app.close();
     // 2. Let forwarded requests finish, up to the timeout.
     const inFlight = router.inFlightCount;
     const drained = Promise.all([router.whenIdle(), requests.whenIdle()]).then(() => true);
@@ -156,7 +168,8 @@ export class Gateway {
     await new Promise((resolve) => setImmediate(resolve));
     if (!finished) logger.warn({ in_flight: router.inFlightCount }, 'shutdown timeout: abandoning requests still in flight');
     else if (inFlight > 0) logger.info({ completed: inFlight }, 'in-flight requests completed');
-    // 3. Close client sessions (ends their streams), then drop any connection still open.
+    // 3. Close client sessions here (ends their streams; shared ones stay in Redis), then drop any connection still open.
+    closing ??= this.app.close();
     await sessions.closeAll();
     this.app.server.closeAllConnections();
     await closing;
@@ -172,6 +185,7 @@ export class Gateway {
     const { logger, audit, telemetry } = this.observability;
     await this.runtime.skills.stop();
     this.runtime.auth.close();
+    await this.runtime.shared?.cluster.close().catch((err: unknown) => logger.warn({ err }, 'could not close the session store connection'));
     // Each container is removed with its connection; this catches any an interrupted start left behind.
     await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));
     await audit.close();

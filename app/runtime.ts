@@ -30,7 +30,9 @@ import { skillsProvider } from '../runtime/skills/skills-provider.js';
 import { MemorySessionTable } from '../api/mcp/memory-session-table.js';
 import type { SessionTable } from '../api/mcp/session-table.js';
 import { RequestTracker } from '../api/mcp/request-tracker.js';
+import { replicaId } from '../runtime/cluster/replica.js';
 import type { Observability } from './observability.js';
+import type { SharedSessions } from './session-store.js';
 
 export interface Runtime {
   controller: GatewayController;
@@ -44,6 +46,14 @@ export interface Runtime {
   subscriptions: ResourceSubscriptions;
   sessions: SessionTable;
   requests: RequestTracker;
+  /** `sessions.replay_s` in ms. */
+  replayMs: number;
+  /** This replica's id. */
+  replicaId: string;
+  /** With `sessions.store: redis`: this replica's part of the cluster, the link sessions' transports use, the table. */
+  shared?: SharedSessions;
+  /** Set by a graceful shutdown with shared sessions: the replica drains (no new session or stream; not ready). */
+  drain: { retryS?: number };
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -58,7 +68,11 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   else if (containers.runtimeSummary) o.logger.info(containers.runtimeSummary, 'container runtime found: stdio backends run in hardened containers');
 
   // Client side: the sessions, who is subscribed to what, and the fan-out that reaches them.
-  const sessions = new MemorySessionTable({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, o.logger);
+  const replica = replicaId();
+  const limits = { ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions };
+  // The Redis client and everything over it are loaded only with the Redis store: the memory store costs what it did.
+  const shared = config.sessions.store === 'redis' ? (await import('./session-store.js')).buildSessionTable(config, limits, replica, o) : undefined;
+  const sessions: SessionTable = shared?.table ?? new MemorySessionTable(limits, replica, o.logger);
   const subscriptionIndex = new SubscriptionIndex();
   const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger);
 
@@ -76,6 +90,8 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   router.setInterceptors(interceptors(config.audit.enabled, o));
   const subscriptions = new ResourceSubscriptions(router, subscriptionIndex);
   sessions.onEnded((id) => subscriptions.dropSession(id));
+  // Shared sessions: the replica holding a session's GET stream keeps its backends subscribed for it.
+  shared?.table.onSubscriptions((id, uris) => void subscriptions.sync(id, uris));
   // Tool search (find_tool, call_tool): with it on, clients hear of a tool list change only when what they see changes.
   const optimizer = new ToolOptimizer(serving, router, (backend) => desired.get(backend)?.group ?? 'default', optimizerSettingsOf(config));
   optimizer.on('toolsListChanged', () => fanout.listsChanged(new Set(['tools'])));
@@ -97,6 +113,10 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
     subscriptions,
     sessions,
     requests: new RequestTracker(),
+    replayMs: config.sessions.replay_s * 1000,
+    replicaId: replica,
+    shared,
+    drain: {},
   };
 }
 

@@ -5,12 +5,13 @@
  * See docs/performance.md for the design, the targets and the results.
  *
  * Environment (all optional):
- *   BENCH_QUICK     1 for a quick look (~2 min): short phases, sections scenarios, sessions, startup, one start-up repeat
+ *   BENCH_QUICK     1 for a quick look (~3 min): short phases, sections scenarios, stores, sessions, startup, one start-up repeat
  *   BENCH_SECONDS   measured seconds per load phase (default 3; quick 1.5)
  *   BENCH_WARMUP    unmeasured warm-up seconds before each phase (default 1; quick 0.5)
  *   BENCH_CLIENTS   client counts of the overhead section (default 1,16)
  *   BENCH_WORKERS   load generator processes (default 1)
- *   BENCH_ONLY      comma list of sections: scenarios, overhead, sessions, tools, startup (default all)
+ *   BENCH_ONLY      comma list of sections: scenarios, stores, overhead, sessions, tools, startup (default all)
+ *   BENCH_STORE_ROUNDS  alternating rounds of the session-store comparison (default 6; quick 2)
  *   BENCH_SCENARIOS comma list of scenario name prefixes (default all; see bench/scenarios.ts)
  *   BENCH_SCENARIO_CLIENTS  client counts of the scenarios (default 1,16)
  *   BENCH_BASELINE  another build's dist/cli/gateway.js: every gateway scenario also runs on it ("before")
@@ -30,6 +31,7 @@ import { CLK_TCK, killAll, loadAverage, runMain, sleep, type Proc } from './proc
 import { f, table } from './format.js';
 import { abandonSessions, BASE_TOLERANCE_MB, type AbandonResult } from './abandoned-sessions.js';
 import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
+import { STORE_TARGET_RATIO, compareStores, storeTable, type StoreComparison } from './stores.js';
 import {
   AUDIT,
   FIXTURE_JS,
@@ -60,7 +62,7 @@ const env = process.env;
 const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16').split(',').map(Number);
 const WORKERS = Math.max(1, Number(env.BENCH_WORKERS ?? 1));
 const SECTIONS = new Set(
-  (env.BENCH_ONLY ?? (QUICK ? 'scenarios,sessions,startup,optimizer' : 'scenarios,overhead,sessions,tools,startup,optimizer')).split(','),
+  (env.BENCH_ONLY ?? (QUICK ? 'scenarios,stores,sessions,startup,optimizer' : 'scenarios,stores,overhead,sessions,tools,startup,optimizer')).split(','),
 );
 const STARTUP_REPEAT = Number(env.BENCH_STARTUP_REPEAT ?? (QUICK ? 1 : 3));
 const IDLE_SESSIONS = Number(env.BENCH_IDLE_SESSIONS ?? 1000);
@@ -102,6 +104,7 @@ interface Results {
   machine: { cpus: number; model: string; node: string; clk_tck: number; loadavg_before: number[]; loadavg_after?: number[] };
   settings: Record<string, unknown>;
   scenarios?: ScenarioResults;
+  stores?: StoreComparison[];
   overhead: Row[];
   sessions?: Record<string, unknown>;
   tools_list?: { rows: Row[] };
@@ -435,6 +438,14 @@ function evaluate(results: Results): void {
         met: g.calls_per_s / d.calls_per_s >= 0.9,
       });
   }
+  for (const c of results.stores ?? []) {
+    t.push({
+      target: `Redis store CPU per call vs memory store (sdk-${c.backend}, ${c.clients} clients)`,
+      limit: `<= ${STORE_TARGET_RATIO}x`,
+      measured: `${f(c.redis_us)} vs ${f(c.memory_us)} µs (${f(c.ratio, 3)}x)`,
+      met: c.ratio <= STORE_TARGET_RATIO,
+    });
+  }
   const s = results.sessions?.gateway as { delta_mb: number } | undefined;
   if (s) t.push({ target: `RSS of ${IDLE_SESSIONS} idle sessions`, limit: '<= 50 MB', measured: `${f(s.delta_mb, 1)} MB`, met: s.delta_mb <= 50 });
   const a = results.sessions?.abandoned as AbandonResult | undefined;
@@ -485,6 +496,10 @@ async function main(): Promise<void> {
       console.log(`\n# Scenarios: SDK Client.callTool -> (gateway | mcp-hub | nothing) -> SDK McpServer backend, ${SCENARIO_CLIENTS.join(' and ')} clients`);
       results.scenarios = await scenarios(lg);
     }
+    if (SECTIONS.has('stores')) {
+      console.log('\n# Session store: the same gateway with its sessions in memory and in Redis, alternating phases');
+      results.stores = await compareStores(lg);
+    }
     if (SECTIONS.has('overhead')) {
       console.log('\n# Overhead: echo tools/call, closed loop, each client its own session');
       console.log(overheadTable([]).split('\n').slice(0, 2).join('\n'));
@@ -521,6 +536,10 @@ async function main(): Promise<void> {
     console.log(scenarioTable(results.scenarios.rows));
     console.log('\n# Scenario goals, anchored on the floor proxy of this run (+p50 against the direct path to the same backend)');
     console.log(goalTable(results.scenarios.goals));
+  }
+  if (results.stores) {
+    console.log('\n# Summary: session store (gateway CPU per call, medians of alternating phases; /mcp, audit on)');
+    console.log(storeTable(results.stores));
   }
   if (results.overhead.length) {
     console.log('\n# Summary: overhead (bench backend)');

@@ -205,6 +205,9 @@ export class GatewayController {
     if (next.config.server.host !== this.config.server.host || next.config.server.port !== this.config.server.port) {
       this.log.warn('server.host and server.port changes take effect only after a restart');
     }
+    if (JSON.stringify(next.config.sessions) !== JSON.stringify(this.config.sessions)) {
+      this.log.warn('sessions.* changes take effect only after a restart');
+    }
     this.loaded = next;
     this.events.resize(next.config.events.buffer_size);
     // One diff: the answer, and the names the loop is asked to look at.

@@ -70,6 +70,16 @@ export const StatusSchema = Type.Object({
     port: Int(),
   }),
   feature_flags: FeatureFlagsSchema,
+  replica: Type.Object(
+    {
+      id: Type.String({ description: '`$GATEWAY_REPLICA_ID`, else `<hostname>-<pid>`.' }),
+      sessions_store: Type.Object({
+        type: StringEnum(['memory', 'redis'] as const),
+        status: StringEnum(['ok', 'unavailable'] as const, { description: '`unavailable` while Redis cannot be reached.' }),
+      }),
+    },
+    { description: 'Beyond the spec: this replica, and where its client sessions live (docs/scale-out.md).' },
+  ),
 });
 export type StatusResponse = Static<typeof StatusSchema>;
 
@@ -142,6 +152,9 @@ export const SessionRecordSchema = Type.Object({
   idle_seconds: Type.Number(),
   ttl: Int({ description: 'Seconds of idleness after which the session expires.' }),
   expired: Type.Boolean({ description: 'idle_seconds > ttl' }),
+  replica: Type.String({
+    description: 'Beyond the spec: the id of the gateway replica that last served the session (`$GATEWAY_REPLICA_ID`, else `<hostname>-<pid>`).',
+  }),
 });
 export const SessionsSchema = Type.Object({
   active_sessions: Int({ description: 'Sessions not expired.' }),

@@ -188,6 +188,9 @@ export const BackendSchema = Type.Union([StdioBackendSchema, SseBackendSchema, S
 /** Part of every exposed name under `prefix`, so it may only hold what a tool name may. */
 export const SEPARATOR_PATTERN = `^${TOOL_NAME_CHARACTER}*$`;
 
+export const SESSION_STORES = ['memory', 'redis'] as const;
+export type SessionStoreType = (typeof SESSION_STORES)[number];
+
 export const CONFLICT_STRATEGIES = ['prefix', 'first-wins', 'priority', 'error'] as const;
 
 export const ConfigSchema = Type.Object(
@@ -217,6 +220,37 @@ export const ConfigSchema = Type.Object(
         ),
       },
       'Listen address and client session settings.',
+    ),
+    sessions: Section(
+      {
+        store: Type.Union(
+          SESSION_STORES.map((s) => Type.Literal(s)),
+          {
+            default: 'memory',
+            description: '`memory`: sessions live in this process; `redis`: in Redis, shared by every replica (then `sessions.redis.url` is required).',
+          },
+        ),
+        replay_s: Type.Number({
+          exclusiveMinimum: 0,
+          default: 60,
+          description:
+            'Seconds the events of an SSE stream are kept for a client that resumes it (Last-Event-ID); a call whose dropped stream is not resumed within it is cancelled.',
+        }),
+        redis: Section(
+          {
+            url: Type.Optional(
+              Type.String({ pattern: '^rediss?://', description: '`redis://[user:pass@]host:port/db`, `rediss://` for TLS; use `${REDIS_URL}`.' }),
+            ),
+            key_prefix: Type.String({
+              minLength: 1,
+              default: 'mcp-gateway',
+              description: 'Prefix of every key and channel: several gateways may share one Redis.',
+            }),
+          },
+          'The Redis of `sessions.store: redis`.',
+        ),
+      },
+      'Where client sessions live: one process, or Redis shared by many replicas.',
     ),
     backends: Type.Record(Type.String({ pattern: BACKEND_NAME_PATTERN }), BackendSchema, {
       default: {},

@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'registry_entry_not_found'
   | 'registry_entry_not_installable'
   | 'service_unavailable'
+  | 'session_store_unavailable'
   | 'unsupported_media_type'
   | 'payload_too_large'
   | 'internal_error';
@@ -147,5 +148,24 @@ export class RequestCancelledError extends GatewayError {
 export class SkillNotFoundError extends GatewayError {
   constructor(name: string) {
     super('skill_not_found', `Unknown skill: ${name}`, { skill: name });
+  }
+}
+
+/** The shared session store (Redis) cannot be reached: the client should come back, not start over. */
+export class SessionStoreUnavailableError extends GatewayError {
+  constructor(retryAfterS: number) {
+    super('session_store_unavailable', `Session store unavailable: the session store (Redis) cannot be reached; retry in ${retryAfterS} s`, {
+      retry_after_s: retryAfterS,
+    });
+  }
+}
+
+/** The replica is draining (SIGTERM): it finishes what it runs and takes no new session or stream. */
+export class DrainingError extends GatewayError {
+  constructor(retryAfterS: number) {
+    super('service_unavailable', `Service unavailable: this gateway replica is shutting down; retry in ${retryAfterS} s (another replica will answer)`, {
+      state: 'draining',
+      retry_after_s: retryAfterS,
+    });
   }
 }

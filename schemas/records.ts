@@ -79,6 +79,8 @@ export const STAGES = [
   'reauthenticated',
   'reauth_failed',
   'authorization_required',
+  'store_unavailable',
+  'store_recovered',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 

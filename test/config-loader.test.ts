@@ -321,6 +321,17 @@ describe('config: defaults and every documented backend key', () => {
   it('an empty file is a valid config with no backends', () => {
     expect(parseConfigText('').backends).toEqual({});
   });
+
+  it('sessions: the memory store by default; the redis store needs sessions.redis.url', () => {
+    expect(parseConfigText('').sessions).toEqual({ store: 'memory', replay_s: 60, redis: { key_prefix: 'mcp-gateway' } });
+    const missing = problemAt(problemsOf('sessions:\n  store: redis\n').problems, 'sessions.redis.url');
+    expect(missing.message).toMatch(/required with `sessions.store: redis`/);
+    expect(problemAt(problemsOf('sessions:\n  store: redis\n  redis: { url: http://x }\n').problems, 'sessions.redis.url').message).toBeDefined();
+    const cfg = parseConfigText('sessions:\n  store: redis\n  redis: { url: "${REDIS_URL}", key_prefix: gw2 }\n', {
+      env: { REDIS_URL: 'redis://127.0.0.1:6380/2' },
+    });
+    expect(cfg.sessions).toEqual({ store: 'redis', replay_s: 60, redis: { url: 'redis://127.0.0.1:6380/2', key_prefix: 'gw2' } });
+  });
 });
 
 describe('config: file lookup', () => {

@@ -119,11 +119,11 @@ describe('core: idle sessions are reaped after server.session_ttl', () => {
   afterAll(() => h?.close());
 
   it('closes idle /mcp and /sse sessions, and drops their resource subscriptions at the backend', async () => {
-    const sessionIds = () => h.gateway.sessions.records().map((r) => r.id);
+    const sessionIds = async () => (await h.gateway.sessions.records()).map((r) => r.id);
     await h.connect({ transport: 'sse' });
-    const sseId = sessionIds()[0];
+    const sseId = (await sessionIds())[0];
     const httpClient = await h.connect();
-    const httpId = sessionIds().find((id) => id !== sseId)!;
+    const httpId = (await sessionIds()).find((id) => id !== sseId)!;
     const ids = { sse: sseId, 'streamable-http': httpId };
     expect(h.gateway.sessions.get(sseId)?.transportType).toBe('sse');
     expect(h.gateway.sessions.get(httpId)?.transportType).toBe('streamable-http');

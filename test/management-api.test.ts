@@ -5,6 +5,7 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startGateway, type Harness } from './helpers/gateway-harness.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from './fixtures/spawn.js';
@@ -63,7 +64,7 @@ describe('management API (open, two backends)', () => {
       const res = await api.get('/status');
       expect(res.status).toBe(200);
       const { service, config, transport, feature_flags } = res.body;
-      expectKeys(res.body, ['service', 'config', 'transport', 'feature_flags']);
+      expectKeys(res.body, ['service', 'config', 'transport', 'feature_flags', 'replica']);
       expectKeys(service, ['name', 'version', 'state', 'uptime_seconds', 'started_at']);
       expect(service.state).toBe('running');
       expect(typeof service.name).toBe('string');
@@ -74,6 +75,8 @@ describe('management API (open, two backends)', () => {
       const port = Number(new URL(h.url).port);
       expect(transport).toEqual({ sse_url: `${h.url}/sse`, streamable_http_url: `${h.url}/mcp`, host: '127.0.0.1', port });
       expect(feature_flags).toEqual({ optimizer: false, hot_reload: false, outgoing_auth: false, session_management: true, yaml_config: true });
+      // Beyond the spec (issue 23): this replica and its session store.
+      expect(res.body.replica).toEqual({ id: `${hostname()}-${process.pid}`, sessions_store: { type: 'memory', status: 'ok' } });
     });
 
     it('GET /backends: one record per backend, spec 2.2 fields', async () => {
@@ -178,7 +181,8 @@ describe('management API (open, two backends)', () => {
     const types = res.body.sessions.map((s: { transport_type: string }) => s.transport_type);
     expect(types).toEqual(expect.arrayContaining(['streamable-http', 'sse']));
     const s = res.body.sessions[0];
-    expectKeys(s, ['id', 'transport_type', 'client_name', 'tool_count', 'capability_snapshot', 'age_seconds', 'idle_seconds', 'ttl', 'expired']);
+    expectKeys(s, ['id', 'transport_type', 'client_name', 'tool_count', 'capability_snapshot', 'age_seconds', 'idle_seconds', 'ttl', 'expired', 'replica']);
+    expect(s.replica).toBe(`${hostname()}-${process.pid}`);
     expectKeys(s.capability_snapshot, ['tools', 'resources', 'prompts']);
     expect(s.tool_count).toBe(s.capability_snapshot.tools);
     expect(res.body.sessions.map((r: { client_name: string }) => r.client_name)).toContain('test-client');
@@ -229,7 +233,7 @@ describe('management API (open, two backends)', () => {
       const res = await api.get('/batch');
       expect(res.status).toBe(200);
       expectKeys(res.body, ['status', 'backends', 'capabilities', 'events']);
-      expectKeys(res.body.status, ['service', 'config', 'transport', 'feature_flags']);
+      expectKeys(res.body.status, ['service', 'config', 'transport', 'feature_flags', 'replica']);
       expectKeys(res.body.backends, ['backends']);
       expect(res.body.backends.backends).toHaveLength(2);
       expectKeys(res.body.capabilities, ['tools', 'resources', 'prompts', 'route_map']);

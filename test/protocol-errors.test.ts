@@ -59,6 +59,8 @@ describe('protocol errors and faults', () => {
     const f = fixtureCommand(['--name', 'fx']);
     h = await startGateway({
       server: { host: '127.0.0.1', port: 0, max_sessions: 6 },
+      // A dropped stream's calls are cancelled when nobody resumes it within replay_s.
+      sessions: { replay_s: 1 },
       backends: {
         fx: { type: 'stdio', command: f.command, args: f.args, group: '__proto__' },
         constructor: { type: 'stdio', command: f.command, args: f.args, group: 'toString' },
@@ -207,7 +209,7 @@ describe('protocol errors and faults', () => {
         .filter(Boolean)
         .map((l) => JSON.parse(l) as { target: { capability_name: string }; outcome: { status: string; error: string | null; error_type: string | null } });
 
-    it('closing the request stream cancels the backend call and audits it as cancelled', async () => {
+    it('closing the request stream and not resuming it within replay_s cancels the backend call and audits it as cancelled', async () => {
       const before = await cancelledCount();
       const s = await session(h.url);
       const ctrl = new AbortController();

@@ -238,7 +238,7 @@ describe('session table (in memory)', () => {
   };
 
   it('refuses a session beyond the limit without touching the open ones; a new limit follows a reload', () => {
-    const store = new MemorySessionTable({ ttlSeconds: 60, maxSessions: 2 }, silentLogger());
+    const store = new MemorySessionTable({ ttlSeconds: 60, maxSessions: 2 }, 'r1', silentLogger());
     store.add(session('a'));
     store.add(session('b'));
     expect(() => store.admit()).toThrow(/at most 2/);
@@ -248,24 +248,24 @@ describe('session table (in memory)', () => {
   });
 
   it('reaps sessions idle past the TTL, but never one with a request in flight', async () => {
-    const store = new MemorySessionTable({ ttlSeconds: 1, maxSessions: 10 }, silentLogger());
+    const store = new MemorySessionTable({ ttlSeconds: 1, maxSessions: 10 }, 'r1', silentLogger());
     const idle = session('idle');
     const busy = session('busy');
     store.add(idle);
     store.add(busy);
     idle.lastActivity = busy.lastActivity = Date.now() - 5000;
     const handling = busy.begin(1, new AbortController().signal);
-    expect(store.records().map((r) => [r.id, r.expired])).toEqual([
-      ['idle', true],
-      ['busy', false],
+    expect((await store.records()).map((r) => [r.id, r.expired, r.replica])).toEqual([
+      ['idle', true, 'r1'],
+      ['busy', false, 'r1'],
     ]);
     expect(await store.reapExpired()).toBe(1);
     expect(store.get('idle')).toBeUndefined();
     expect(store.get('busy')).toBe(busy);
     busy.end(1, new AbortController().signal); // another request's signal: not this one's end
-    expect(store.records()[0]!.expired).toBe(false);
+    expect((await store.records())[0]!.expired).toBe(false);
     busy.end(1, handling);
-    expect(store.records()[0]!.expired).toBe(true);
+    expect((await store.records())[0]!.expired).toBe(true);
   });
 
   it('abandoning a request aborts its signal with the reason', () => {

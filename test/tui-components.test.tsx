@@ -8,7 +8,7 @@
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { render, cleanup } from 'ink-testing-library';
@@ -110,7 +110,8 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
 
     keys('5');
     await until((s) => /Sessions \(\d+ active\)/.test(s) && /\ssse\s+test-client\s/.test(s), 'the SSE session with its client name');
-    expect(screen()).toMatch(/ID\s+TRANSPORT\s+CLIENT\s+TOOLS\s+AGE\s+IDLE\s+EXPIRED/);
+    expect(screen()).toMatch(/ID\s+TRANSPORT\s+CLIENT\s+TOOLS\s+AGE\s+IDLE\s+EXPIRED\s+REPLICA/);
+    expect(screen()).toContain(`${hostname()}-${process.pid}`);
     await client.close();
   });
 

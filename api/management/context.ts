@@ -24,6 +24,10 @@ export interface ManagementContext {
   /** The tool search (GET /tools/search). */
   optimizer: ToolOptimizer;
   sessions: SessionTable;
+  /** This replica's id (`$GATEWAY_REPLICA_ID`, else `<hostname>-<pid>`). */
+  replicaId: string;
+  /** Set while this replica drains (a graceful shutdown with shared sessions): it is not ready. */
+  drainingRetryS(): number | undefined;
   /** Every management response and event stream passes through the same redactor as the logs. */
   redactor: Redactor;
   events: EventBus;

@@ -37,6 +37,7 @@ export function statusView(ctx: ManagementContext): StatusResponse {
       session_management: true, // sessions are always tracked, reaped and limited
       yaml_config: true, // the config is always a YAML file
     },
+    replica: { id: ctx.replicaId, sessions_store: ctx.sessions.storeState() },
   };
 }
 

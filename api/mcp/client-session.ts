@@ -7,6 +7,8 @@ import type { ClientCapability, ClientEndpoint } from '../../runtime/routing/cli
 import type { JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 
+export type InitializeParams = { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo: Record<string, unknown> };
+
 export type SessionTransport = Exclude<CallerTransport, 'management'>;
 
 /** A request being handled: the controller that cancels it, fed by the SDK's own signal for that request. */
@@ -18,9 +20,11 @@ interface Handling {
 
 export class ClientSession implements ClientEndpoint {
   id = '';
-  readonly createdAt = Date.now();
+  createdAt = Date.now();
   lastActivity = Date.now();
   logLevel?: LoggingLevel;
+  /** The params of the client's initialize request, as it sent them (what another replica replays). */
+  initializeParams?: InitializeParams;
   /** Requests the gateway is handling now, by JSON-RPC id, each with the controller that cancels it. */
   private readonly handling = new Map<RequestId, Handling>();
   /** Capability counts this session last saw: taken at initialization, updated by its list calls. */

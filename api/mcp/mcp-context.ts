@@ -2,9 +2,20 @@
 import type { SessionServerDeps } from './session-server.js';
 import type { SessionTable } from './session-table.js';
 import type { RequestTracker } from './request-tracker.js';
+import type { ClusterLink } from './cluster-link.js';
 
 export interface McpContext extends SessionServerDeps {
   sessions: SessionTable;
   /** POST requests whose responses are still being written. */
   requests: RequestTracker;
+  /** How long SSE events are kept for a resume, and a dropped stream's calls wait for one (`sessions.replay_s`, in ms). */
+  replayMs: number;
+  /** The other replicas, when sessions are shared (`sessions.store: redis`). */
+  cluster?: ClusterLink;
+  /**
+   * Set while this replica drains (SIGTERM with shared sessions): no new
+   * session or GET stream here; the client should go to another replica in
+   * this many seconds.
+   */
+  drainingRetryS(): number | undefined;
 }

@@ -2,13 +2,18 @@
  * The error handler of the MCP endpoints (/mcp, /sse, /messages): whatever
  * went wrong before a transport took the request (bad JSON, wrong media type,
  * too large, unknown session, a refused Host), the answer is a JSON-RPC error
- * body at the HTTP level, with the status the transport standard gives it.
+ * body at the HTTP level, with the status the transport standard gives it,
+ * and `Retry-After` when the error says when to come back.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mcpHttpError } from '../error-mapping.js';
 import { reportRequestError } from '../request-errors.js';
 
 export async function mcpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const { status, body } = mcpHttpError(reportRequestError(req, err));
+  const typed = reportRequestError(req, err);
+  const { status, body } = mcpHttpError(typed);
+  // "Come back later" (the session limit, an unreachable session store, a draining replica) says when.
+  const retry = typed.details.retry_after_s;
+  if (typeof retry === 'number') reply.header('retry-after', String(retry));
   return reply.code(status).send(body);
 }

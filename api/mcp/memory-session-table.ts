@@ -6,7 +6,8 @@ import type { Logger } from '../../runtime/observability/logging/logger.js';
 import type { SessionRecord } from '../../schemas/api.js';
 import { TooManySessionsError } from '../../schemas/errors.js';
 import type { ClientSession } from './client-session.js';
-import { SESSION_RETRY_AFTER_S, type SessionLimits, type SessionTable } from './session-table.js';
+import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
+import { SESSION_RETRY_AFTER_S, type SessionLimits, type SessionTable, type StoreState } from './session-table.js';
 
 export class MemorySessionTable implements SessionTable {
   private readonly sessions = new Map<string, ClientSession>();
@@ -17,6 +18,8 @@ export class MemorySessionTable implements SessionTable {
 
   constructor(
     limits: SessionLimits,
+    /** This process's replica id: the `replica` of every session it lists. */
+    private readonly replicaId: string,
     private readonly log: Logger,
   ) {
     this.ttlSeconds = limits.ttlSeconds;
@@ -56,6 +59,22 @@ export class MemorySessionTable implements SessionTable {
     return this.sessions.values();
   }
 
+  listening(): Iterable<ClientSession> {
+    return this.sessions.values();
+  }
+
+  /** Every session is here: one this table does not have does not exist. */
+  async resolve(): Promise<undefined> {
+    return undefined;
+  }
+
+  /** The transport closes after a DELETE, and forget() follows: nothing else holds the session. */
+  async end(): Promise<void> {}
+
+  storeState(): StoreState {
+    return { type: 'memory', status: 'ok' };
+  }
+
   get size(): number {
     return this.sessions.size;
   }
@@ -77,6 +96,10 @@ export class MemorySessionTable implements SessionTable {
     await session.close().catch(() => undefined);
   }
 
+  endStreams(retryMs: number): void {
+    for (const session of this.sessions.values()) if (session.transport instanceof NodeStreamableHttpTransport) session.transport.endStandalone(retryMs);
+  }
+
   async closeAll(): Promise<void> {
     clearInterval(this.reaper);
     this.reaper = undefined;
@@ -96,7 +119,7 @@ export class MemorySessionTable implements SessionTable {
     return expired.length;
   }
 
-  records(): SessionRecord[] {
+  async records(): Promise<SessionRecord[]> {
     const now = Date.now();
     return [...this.sessions.values()].map((s) => ({
       id: s.id,
@@ -109,6 +132,7 @@ export class MemorySessionTable implements SessionTable {
       // Spec 2.4 has an integer; a fractional session_ttl (tests use them) is reported rounded up.
       ttl: Math.ceil(this.ttlSeconds),
       expired: this.isExpired(s, now),
+      replica: this.replicaId,
     }));
   }
 }

@@ -24,35 +24,62 @@
  *   tied to no request; without one they are dropped, as in the SDK.
  * - DELETE ends the session. SSE streams get a keep-alive comment every 15 s.
  *
+ * Streams are resumable (./sse-stream.ts): every SSE event has an id, a
+ * POST stream opens with a priming event (an id, no data) for clients of
+ * protocol 2025-11-25 and later, and a GET with `Last-Event-ID` replays what
+ * the client missed, then carries on. A dropped connection is not a
+ * cancellation: the calls of a dropped POST stream run on, and are cancelled
+ * (`onrequestsabandoned`) only if no one resumes the stream within the replay
+ * window.
+ *
+ * With several replicas (a `ClusterLink`), what crosses them goes through
+ * the link: the standalone stream lives in the shared store, POST streams are
+ * mirrored there for a resume elsewhere, the ids of requests this replica
+ * sends to the client carry its tag (so the answer reaches it wherever it
+ * lands), and a client's cancellation is told to every replica.
+ *
  * It is the one layer that checks the protocol (media types, message shape,
  * batches, the session header and protocol version): the /mcp routes only
  * find the session a request belongs to, and answer a POST that names none
  * and does not initialize one with `refuseSessionless()`, which runs the same
  * checks first.
  *
- * Not implemented because the gateway does not use them: resumability (event
- * store, Last-Event-ID), stateless mode, DNS-rebinding host/origin checks.
+ * Not implemented because the gateway does not use them: stateless mode,
+ * DNS-rebinding host/origin checks.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type RequestInfo } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonRpcMessage, isRequestMessage, isResponseMessage, mediaType, serializeMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
+import { isRequestMessage, isResponseMessage, serializeMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
 import { jsonRpcErrorBody } from '../error-mapping.js';
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
+import { writeError, writeJson, writeJsonText, writeRpcError } from './http-answers.js';
+import { checkPost, isInitialize, takesPrimingEvents, type Message, type Refusal } from './post-checks.js';
+import { SseStream } from './sse-stream.js';
+import { STANDALONE_STREAM, parseEventId, parseSeq } from './event-id.js';
+import type { ClusterLink, FollowedStream } from './cluster-link.js';
+import { tagRequestId, taggedRequestId } from './request-tags.js';
 
 export interface NodeStreamableHttpOptions {
   sessionIdGenerator: () => string;
+  /** A session this replica takes up from the shared store: already initialized, with this id. */
+  sessionId?: string;
+  /** Awaited before initialize reaches the server; a throw refuses it (its error is the answer). */
   onsessioninitialized?: (sessionId: string) => void | Promise<void>;
   onsessionclosed?: (sessionId: string) => void | Promise<void>;
-  /** The client closed a POST's response before every request on it was answered: these ids will never be read. */
+  /** A POST's stream dropped and was not resumed within the replay window: these requests will never be read. */
   onrequestsabandoned?: (ids: RequestId[]) => void;
   /** SSE keep-alive comment interval (default 15 s, as in the SDK); 0 turns it off. */
   keepAliveMs?: number;
+  /** How long SSE events are kept for a resume, and how long a dropped stream's calls wait for one (default 60 s). */
+  replayMs?: number;
+  /** The other replicas, when sessions are shared. */
+  cluster?: ClusterLink;
 }
 
-const MAX_BATCH_SIZE = 100;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const DEFAULT_REPLAY_MS = 60_000;
 /**
  * A request still unanswered after this long gets SSE headers, so a slow tool
  * call never leaves the client waiting for response headers (undici gives up
@@ -60,14 +87,7 @@ const DEFAULT_KEEP_ALIVE_MS = 15_000;
  */
 const SSE_AFTER_MS = 1_000;
 
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-};
-
-/** One HTTP response that answers one POST (one request, or a batch). */
+/** One POST's requests and the response that answers them (one request, or a batch). */
 interface PostStream {
   res: ServerResponse;
   /** Ids of the requests this response must answer. */
@@ -75,15 +95,17 @@ interface PostStream {
   /** Answers collected so far, in arrival order. */
   answers: JSONRPCMessage[];
   batch: boolean;
-  sse: boolean;
   done: boolean;
+  /** Whether the client takes a priming event. */
+  primed: boolean;
+  /** Set once the response became SSE: from then on the stream outlives its connection. */
+  sse?: SseStream;
   timer?: NodeJS.Timeout;
-  keepAlive?: NodeJS.Timeout;
+  /** Connections on other replicas that took the stream up. */
+  followers: number;
+  /** Armed while no connection carries the stream: its calls are cancelled when it fires. */
+  orphanTimer?: NodeJS.Timeout;
 }
-
-type Message = Record<string, unknown>;
-
-const isInitialize = (m: Message): boolean => m.method === 'initialize' && m.id !== undefined;
 
 export class NodeStreamableHttpTransport implements Transport {
   sessionId?: string;
@@ -98,17 +120,31 @@ export class NodeStreamableHttpTransport implements Transport {
   private started = false;
   private initialized = false;
   private closed = false;
+  /** Unanswered requests → the stream that must answer them. */
   private readonly streams = new Map<RequestId, PostStream>();
-  /** Requests whose client went away; their answers are dropped quietly. */
-  private readonly abandoned = new Set<RequestId>();
-  private standalone?: { res: ServerResponse; keepAlive?: NodeJS.Timeout };
+  /** POST streams that became SSE, by stream id: kept for a resume until the replay window after their end. */
+  private readonly resumable = new Map<string, PostStream>();
+  private streamCount = 0;
+  /** The standalone stream (memory store): lingers for the replay window after its connection dropped. */
+  private standalone?: SseStream;
+  private standaloneLinger?: NodeJS.Timeout;
+  /** The standalone stream followed from the shared store (cluster). */
+  private followed?: FollowedStream | 'opening';
   private readonly keepAliveMs: number;
+  private readonly replayMs: number;
+  private readonly cluster?: ClusterLink;
 
   constructor(private readonly opts: NodeStreamableHttpOptions) {
     this.keepAliveMs = opts.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    this.replayMs = opts.replayMs ?? DEFAULT_REPLAY_MS;
+    this.cluster = opts.cluster;
     this.onsessioninitialized = opts.onsessioninitialized;
     this.onsessionclosed = opts.onsessionclosed;
     this.onrequestsabandoned = opts.onrequestsabandoned;
+    if (opts.sessionId !== undefined) {
+      this.sessionId = opts.sessionId;
+      this.initialized = true;
+    }
   }
 
   async start(): Promise<void> {
@@ -135,15 +171,24 @@ export class NodeStreamableHttpTransport implements Transport {
       this.onerror?.(new Error(checked.refusal.message));
       return writeRefusal(res, checked.refusal);
     }
-    const { messages: msgs, batch } = checked;
+    const { batch } = checked;
+    let msgs = checked.messages;
 
-    const hasInit = msgs.some(isInitialize);
-    if (hasInit) {
+    const init = msgs.find(isInitialize);
+    if (init) {
       if (this.initialized && this.sessionId !== undefined) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: Server already initialized');
       if (msgs.length > 1) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed');
       this.sessionId = this.opts.sessionIdGenerator();
       this.initialized = true;
-      await this.onsessioninitialized?.(this.sessionId);
+      try {
+        await this.onsessioninitialized?.(this.sessionId);
+      } catch (err) {
+        // Refused (the session store is unreachable, the cluster is full): no session was made.
+        this.sessionId = undefined;
+        this.initialized = false;
+        this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+        return writeError(res, err);
+      }
     } else {
       const problem = this.checkSession(req, res);
       if (problem) return;
@@ -161,34 +206,48 @@ export class NodeStreamableHttpTransport implements Transport {
       const id = batch ? null : ((msgs[0]!.id as RequestId | undefined) ?? null);
       return writeJson(res, id === null ? 400 : 200, { jsonrpc: '2.0', id, error: unanswerable });
     }
+    if (this.cluster) msgs = this.crossReplicas(msgs);
     if (ids.length === 0) {
       res.writeHead(202).end();
       for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, extra);
       return;
     }
-    const stream: PostStream = { res, ids, answers: [], batch, sse: false, done: false };
+    const version = init ? (init.params as { protocolVersion?: string } | undefined)?.protocolVersion : req.headers['mcp-protocol-version'];
+    const stream: PostStream = { res, ids, answers: [], batch, done: false, primed: takesPrimingEvents(version as string | undefined), followers: 0 };
     for (const id of ids) this.streams.set(id, stream);
     stream.timer = setTimeout(() => this.toSse(stream), SSE_AFTER_MS).unref();
-    res.once('close', () => this.dropStream(stream));
+    res.once('close', () => this.unattended(stream));
     for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, extra);
   }
 
-  /** The GET that opens this session's standalone SSE stream. */
-  handleGet(req: IncomingMessage, res: ServerResponse): void {
+  /** The GET that opens this session's standalone SSE stream, or resumes a stream with `Last-Event-ID`. */
+  async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
     if (!req.headers.accept?.includes('text/event-stream')) {
       return this.fail(res, 406, RpcCode.ServerError, 'Not Acceptable: Client must accept text/event-stream');
     }
     if (this.checkSession(req, res)) return;
-    if (this.standalone) return this.fail(res, 409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session');
-    res.writeHead(200, this.sseHeaders());
-    res.flushHeaders();
-    const entry: { res: ServerResponse; keepAlive?: NodeJS.Timeout } = { res, keepAlive: this.armKeepAlive(res) };
-    this.standalone = entry;
-    res.once('close', () => {
-      clearInterval(entry.keepAlive);
-      if (this.standalone === entry) this.standalone = undefined;
-    });
+    const last = parseEventId(req.headers['last-event-id']);
+    if (last && last.stream !== STANDALONE_STREAM) return this.resumePost(last.stream, last.seq, res);
+    const primed = takesPrimingEvents(req.headers['mcp-protocol-version'] as string | undefined);
+    if (this.cluster) return this.followStandalone(res, last?.seq, primed);
+
+    const stream = this.standalone;
+    if (stream?.attached) return this.fail(res, 409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session');
+    clearTimeout(this.standaloneLinger);
+    const afterSeq = last ? parseSeq(last.seq) : undefined;
+    if (stream && afterSeq !== undefined && stream.canResumeAfter(afterSeq)) return stream.attach(res, afterSeq);
+    const fresh = stream ?? new SseStream(STANDALONE_STREAM, this.streamOptions());
+    this.standalone = fresh;
+    // Messages sent while no connection carries it wait for a resume, within the replay window.
+    fresh.ondetach = () => {
+      clearTimeout(this.standaloneLinger);
+      this.standaloneLinger = setTimeout(() => {
+        if (this.standalone === fresh && !fresh.attached) this.standalone = undefined;
+      }, this.replayMs).unref();
+    };
+    fresh.attach(res);
+    if (primed) fresh.emit({ priming: true });
   }
 
   /** The DELETE that ends this session. */
@@ -197,10 +256,34 @@ export class NodeStreamableHttpTransport implements Transport {
     if (this.checkSession(req, res)) return;
     try {
       await this.onsessionclosed?.(this.sessionId!);
+    } catch (err) {
+      // The session could not be ended everywhere (the session store is unreachable): it stays, and the client may retry.
+      return writeError(res, err);
+    }
+    try {
       res.writeHead(200).end();
     } finally {
       await this.close();
     }
+  }
+
+  /** A message for this session that arrived at another replica (an answer to our request, a cancellation). */
+  receive(message: JSONRPCMessage): void {
+    if (this.closed) return;
+    const m = message as Message;
+    if (this.cluster && isResponseMessage(m)) {
+      const tagged = taggedRequestId(m.id);
+      if (tagged?.tag !== this.cluster.tag) return;
+      this.onmessage?.({ ...m, id: tagged.id } as JSONRPCMessage);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /** Ends the standalone stream's connection with a `retry:` hint, so the client reconnects (to another replica). */
+  endStandalone(retryMs: number): void {
+    this.standalone?.close(retryMs);
+    if (this.followed && this.followed !== 'opening') this.followed.close(retryMs);
   }
 
   /** Session and protocol-version checks of every request after initialize; answers and returns true on failure. */
@@ -231,38 +314,34 @@ export class NodeStreamableHttpTransport implements Transport {
     const m = message as Message;
     const response = isResponseMessage(m);
     const requestId = response ? (m.id as RequestId) : options?.relatedRequestId;
+    // A request to the client (or its cancellation) names this replica, so the answer finds its way back here.
+    if (this.cluster && !response) message = this.tagOutgoing(message);
     if (requestId === undefined) {
       if (response) throw new Error('Cannot send a response on a standalone SSE stream unless resuming a previous client request');
-      const standalone = this.standalone;
-      if (standalone) writeEvent(standalone.res, message);
+      if (this.cluster) this.cluster.sendStandalone(this.sessionId!, message);
+      else this.standalone?.emit({ message });
       return;
     }
     const stream = this.streams.get(requestId);
     if (!stream) {
-      // Closed, or its client went away: nobody will read it.
+      // Closed, or already answered: nobody will read it.
       if (this.closed) return;
-      if (this.abandoned.has(requestId)) {
-        if (response) this.abandoned.delete(requestId);
-        return;
-      }
       throw new Error(`No connection established for request ID: ${String(requestId)}`);
     }
     if (!response) {
       // Something precedes the answer: this response becomes an SSE stream.
       this.toSse(stream);
-      writeEvent(stream.res, message);
+      stream.sse?.emit({ message });
       return;
     }
     stream.answers.push(message);
-    if (stream.sse) writeEvent(stream.res, message);
+    stream.sse?.emit({ message });
     if (stream.answers.length < stream.ids.length) return;
     // Every request of this POST is answered: finish the response.
     this.finish(stream);
     if (!stream.sse) {
       const text = stream.batch ? `[${stream.answers.map(serializeMessage).join(',')}]` : serializeMessage(stream.answers[0]);
       writeJsonText(stream.res, 200, text, this.sessionId === undefined ? undefined : { 'mcp-session-id': this.sessionId });
-    } else {
-      stream.res.end();
     }
   }
 
@@ -271,49 +350,159 @@ export class NodeStreamableHttpTransport implements Transport {
     this.closed = true;
     for (const stream of new Set(this.streams.values())) {
       this.finish(stream);
-      if (!stream.res.headersSent) writeJson(stream.res, 404, jsonRpcErrorBody(RpcCode.SessionNotFound, 'Session closed'));
-      else stream.res.end();
+      if (!stream.sse && !stream.res.headersSent) writeJson(stream.res, 404, jsonRpcErrorBody(RpcCode.SessionNotFound, 'Session closed'));
+      else if (!stream.sse) stream.res.end();
     }
     this.streams.clear();
-    const standalone = this.standalone;
+    for (const stream of this.resumable.values()) stream.sse?.finish();
+    this.resumable.clear();
+    clearTimeout(this.standaloneLinger);
+    this.standalone?.finish();
     this.standalone = undefined;
-    if (standalone) {
-      clearInterval(standalone.keepAlive);
-      standalone.res.end();
-    }
+    if (this.followed && this.followed !== 'opening') this.followed.close();
+    this.followed = undefined;
     this.onclose?.();
   }
 
-  /** Switches a POST response to SSE (headers now; every later message is an event). */
+  /** A stream that another replica's connection took up, or left: its calls wait for a resume only while nobody carries it. */
+  followerChanged(streamId: string, delta: 1 | -1): void {
+    const stream = this.resumable.get(streamId);
+    if (!stream) return;
+    stream.followers = Math.max(0, stream.followers + delta);
+    if (stream.followers > 0) this.attended(stream);
+    else this.unattended(stream);
+  }
+
+  /** Switches a POST response to SSE: headers now, a priming event when the client takes one, and every later message as an event. */
   private toSse(stream: PostStream): void {
     if (stream.sse || stream.done) return;
-    stream.sse = true;
     clearTimeout(stream.timer);
     stream.timer = undefined;
+    const id = `${this.cluster ? `${this.cluster.tag}.` : ''}${++this.streamCount}`;
+    const cluster = this.cluster;
+    const sessionId = this.sessionId!;
+    const sse = new SseStream(id, this.streamOptions(cluster ? (seq, entry) => cluster.mirror(sessionId, id, seq, entry) : undefined));
+    stream.sse = sse;
+    this.resumable.set(id, stream);
+    sse.ondetach = () => this.unattended(stream);
     const res = stream.res;
-    if (res.writableEnded || res.destroyed) return;
-    res.writeHead(200, this.sseHeaders());
-    res.flushHeaders();
-    stream.keepAlive = this.armKeepAlive(res);
+    if (!res.writableEnded && !res.destroyed) sse.attach(res);
+    if (stream.primed) sse.emit({ priming: true });
     // Answers that arrived before the switch (a batch answered in part) go out first.
-    for (const a of stream.answers) writeEvent(res, a);
+    for (const a of stream.answers) sse.emit({ message: a });
   }
 
   private finish(stream: PostStream): void {
     stream.done = true;
     clearTimeout(stream.timer);
-    clearInterval(stream.keepAlive);
+    this.attended(stream);
     for (const id of stream.ids) if (this.streams.get(id) === stream) this.streams.delete(id);
+    const sse = stream.sse;
+    if (!sse) return;
+    // A connection that carried the end got everything: nothing is left to resume.
+    const delivered = sse.attached;
+    sse.finish();
+    if (delivered) {
+      this.resumable.delete(sse.id);
+      return;
+    }
+    // Kept for a client that resumes after the end: it gets the answers it missed.
+    setTimeout(() => {
+      if (this.resumable.get(sse.id) === stream) this.resumable.delete(sse.id);
+    }, this.replayMs).unref();
   }
 
-  /** The client went away before every answer was written: forget the stream and say which requests were left. */
-  private dropStream(stream: PostStream): void {
-    if (stream.done) return;
-    this.finish(stream);
-    const answered = new Set(stream.answers.map((a) => (a as Message).id as RequestId));
-    const left = stream.ids.filter((id) => !answered.has(id));
-    for (const id of left) this.abandoned.add(id);
-    if (left.length > 0) this.onrequestsabandoned?.(left);
+  /** No connection carries the stream any more: its calls run on, and are cancelled if nobody resumes it in time. */
+  private unattended(stream: PostStream): void {
+    if (stream.done || stream.orphanTimer || stream.sse?.attached || stream.followers > 0) return;
+    stream.orphanTimer = setTimeout(() => {
+      stream.orphanTimer = undefined;
+      if (stream.done || stream.sse?.attached || stream.followers > 0) return;
+      const answered = new Set(stream.answers.map((a) => (a as Message).id as RequestId));
+      const left = stream.ids.filter((id) => !answered.has(id));
+      if (left.length > 0) this.onrequestsabandoned?.(left);
+    }, this.replayMs);
+    stream.orphanTimer.unref();
+  }
+
+  private attended(stream: PostStream): void {
+    clearTimeout(stream.orphanTimer);
+    stream.orphanTimer = undefined;
+  }
+
+  /** GET with a `Last-Event-ID` of a POST stream: the events the client missed, then the rest, then the end. */
+  private async resumePost(streamId: string, seq: string, res: ServerResponse): Promise<void> {
+    const local = this.resumable.get(streamId);
+    const after = parseSeq(seq);
+    if (local?.sse && after !== undefined && local.sse.canResumeAfter(after)) {
+      this.attended(local);
+      local.sse.attach(res, after);
+      return;
+    }
+    if (!local && this.cluster && (await this.cluster.resume(this.sessionId!, streamId, seq, res, this.sessionHeaders()))) return;
+    this.fail(
+      res,
+      400,
+      RpcCode.ServerError,
+      `Bad Request: Last-Event-ID ${streamId}/${seq} names no stream of this session that can be resumed (unknown, or older than the replay window)`,
+    );
+  }
+
+  private async followStandalone(res: ServerResponse, afterId: string | undefined, primed: boolean): Promise<void> {
+    if (this.followed) return this.fail(res, 409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session');
+    this.followed = 'opening';
+    try {
+      const followed = await this.cluster!.openStandalone(this.sessionId!, res, {
+        afterId,
+        primed,
+        headers: this.sessionHeaders(),
+        keepAliveMs: this.keepAliveMs,
+      });
+      if (this.closed) return followed.close();
+      this.followed = followed;
+      res.once('close', () => {
+        if (this.followed === followed) this.followed = undefined;
+      });
+      if (res.destroyed) this.followed = undefined;
+    } catch (err) {
+      this.followed = undefined;
+      writeError(res, err);
+    }
+  }
+
+  /**
+   * The client's messages as seen by this replica: an answer to a request
+   * another replica sent goes to that replica; a cancellation also goes to
+   * every replica (the request may run on any of them).
+   */
+  private crossReplicas(msgs: Message[]): Message[] {
+    const cluster = this.cluster!;
+    const here: Message[] = [];
+    for (const m of msgs) {
+      if (isResponseMessage(m)) {
+        const tagged = taggedRequestId(m.id);
+        if (tagged && tagged.tag !== cluster.tag) {
+          cluster.forwardResponse(this.sessionId!, tagged.tag, m as JSONRPCMessage);
+          continue;
+        }
+        here.push(tagged ? { ...m, id: tagged.id } : m);
+        continue;
+      }
+      if (m.method === 'notifications/cancelled') cluster.broadcastCancel(this.sessionId!, m as JSONRPCMessage);
+      here.push(m);
+    }
+    return here;
+  }
+
+  private tagOutgoing(message: JSONRPCMessage): JSONRPCMessage {
+    const m = message as Message;
+    const tag = this.cluster!.tag;
+    if (isRequestMessage(m)) return { ...m, id: tagRequestId(tag, m.id as RequestId) } as JSONRPCMessage;
+    if (m.method === 'notifications/cancelled') {
+      const params = m.params as { requestId?: RequestId } | undefined;
+      if (params?.requestId !== undefined) return { ...m, params: { ...params, requestId: tagRequestId(tag, params.requestId) } } as unknown as JSONRPCMessage;
+    }
+    return message;
   }
 
   /**
@@ -327,72 +516,22 @@ export class NodeStreamableHttpTransport implements Transport {
     writeJson(res, 400, body);
   }
 
-  private sseHeaders(): Record<string, string> {
-    return this.sessionId === undefined ? SSE_HEADERS : { ...SSE_HEADERS, 'mcp-session-id': this.sessionId };
+  private sessionHeaders(): Record<string, string> {
+    return this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId };
   }
 
-  private armKeepAlive(res: ServerResponse): NodeJS.Timeout | undefined {
-    if (!(this.keepAliveMs > 0)) return undefined;
-    const timer = setInterval(() => {
-      if (res.writableEnded || res.destroyed) clearInterval(timer);
-      else res.write(': keepalive\n\n');
-    }, this.keepAliveMs);
-    timer.unref();
-    return timer;
+  private streamOptions(mirror?: ConstructorParameters<typeof SseStream>[1]['mirror']): ConstructorParameters<typeof SseStream>[1] {
+    return { keepMs: this.replayMs, keepAliveMs: this.keepAliveMs, headers: () => this.sessionHeaders(), mirror };
   }
 
   private fail(res: ServerResponse, status: number, code: number, message: string): void {
     this.onerror?.(new Error(message));
-    writeJson(res, status, jsonRpcErrorBody(code, message));
+    writeRpcError(res, status, code, message);
   }
-}
-
-/** Why a POST is refused before any message reaches the session: an HTTP status and a JSON-RPC error. */
-interface Refusal {
-  status: number;
-  code: number;
-  message: string;
-}
-
-/**
- * The checks of every POST that need no session: media types, the body's
- * JSON-RPC shape and batch size. Either the messages, or why not.
- */
-function checkPost(req: IncomingMessage, body: unknown): { messages: Message[]; batch: boolean } | { refusal: Refusal } {
-  const refuse = (status: number, code: number, message: string) => ({ refusal: { status, code, message } });
-  const accept = req.headers.accept;
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
-    return refuse(406, RpcCode.ServerError, 'Not Acceptable: Client must accept both application/json and text/event-stream');
-  }
-  if (mediaType(req.headers['content-type']) !== 'application/json') {
-    return refuse(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
-  }
-  if (body === undefined) return refuse(400, RpcCode.ParseError, 'Parse error: Invalid JSON');
-  const batch = Array.isArray(body);
-  if (batch && body.length === 0) return refuse(400, RpcCode.InvalidRequest, 'Invalid Request: empty batch');
-  if (batch && body.length > MAX_BATCH_SIZE) return refuse(400, RpcCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
-  const messages = (batch ? body : [body]) as unknown[];
-  if (!messages.every(isJsonRpcMessage)) return refuse(400, RpcCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
-  return { messages: messages as unknown as Message[], batch };
 }
 
 function writeRefusal(res: ServerResponse, r: Refusal): void {
-  writeJson(res, r.status, jsonRpcErrorBody(r.code, r.message));
-}
-
-function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
-  writeJsonText(res, status, JSON.stringify(body), headers);
-}
-
-function writeJsonText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
-  if (res.writableEnded || res.destroyed) return;
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function writeEvent(res: ServerResponse, message: JSONRPCMessage): void {
-  if (res.writableEnded || res.destroyed) return;
-  res.write(`event: message\ndata: ${serializeMessage(message)}\n\n`);
+  writeRpcError(res, r.status, r.code, r.message);
 }
 
 /** What the SDK hands handlers as `extra.requestInfo` and `extra.authInfo`; the URL is built only if read. */

@@ -23,11 +23,12 @@ import type { CallerContext, ForwardOptions, JsonObject } from '../../runtime/ro
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { cachedListResult } from '../../runtime/transports/json-rpc.js';
 import { toJsonRpcError } from '../error-mapping.js';
-import { BadRequestError, RequestCancelledError } from '../../schemas/errors.js';
+import { BadRequestError, RequestCancelledError, ResourceNotFoundError } from '../../schemas/errors.js';
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
 import { abortReasonText } from '../../runtime/backends/backend-errors.js';
 import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
+import type { SharedSessionState } from './shared-session-state.js';
 
 export interface SessionServerDeps {
   router: Router;
@@ -36,6 +37,8 @@ export interface SessionServerDeps {
   /** With the optimizer on, the tool list is find_tool and call_tool (runtime/optimizer/). */
   optimizer: ToolOptimizer;
   validator: jsonSchemaValidator;
+  /** Sessions shared by replicas: what the client changes is told to the store (none with the memory store). */
+  shared?: SharedSessionState;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -56,6 +59,7 @@ export function createSessionServer(deps: SessionServerDeps, session: ClientSess
     const { lists } = deps.serving.routes;
     session.initialized = true;
     session.capabilitySnapshot = { tools: deps.optimizer.toolsList().length, resources: lists.resources.length, prompts: lists.prompts.length };
+    deps.shared?.initialized(session);
   };
   server.fallbackRequestHandler = async (request, extra) => {
     const signal = session.begin(request.id, extra.signal);
@@ -86,13 +90,16 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
     case 'tools/list': {
       const tools = deps.optimizer.toolsList(routes);
       session.capabilitySnapshot.tools = tools.length;
+      deps.shared?.snapshot(session);
       return cachedListResult('tools', tools);
     }
     case 'prompts/list':
       session.capabilitySnapshot.prompts = routes.lists.prompts.length;
+      deps.shared?.snapshot(session);
       return cachedListResult('prompts', routes.lists.prompts);
     case 'resources/list':
       session.capabilitySnapshot.resources = routes.lists.resources.length;
+      deps.shared?.snapshot(session);
       return cachedListResult('resources', routes.lists.resources);
     case 'resources/templates/list':
       return cachedListResult('resourceTemplates', routes.lists.resourceTemplates);
@@ -106,10 +113,17 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
     case 'completion/complete':
       return deps.router.complete(callerOf(session, request, extra), params, forwardOptions(extra));
     case 'resources/subscribe':
-      await deps.subscriptions.subscribe(session.id, String(params.uri));
+      if (deps.shared) {
+        // Kept with the session; the replica holding its GET stream subscribes the backend.
+        if (!deps.router.resourceRoute(String(params.uri))) throw new ResourceNotFoundError(String(params.uri));
+        await deps.shared.subscribe(session, String(params.uri));
+      } else {
+        await deps.subscriptions.subscribe(session.id, String(params.uri));
+      }
       return {};
     case 'resources/unsubscribe':
-      await deps.subscriptions.unsubscribe(session.id, String(params.uri));
+      if (deps.shared) await deps.shared.unsubscribe(session, String(params.uri));
+      else await deps.subscriptions.unsubscribe(session.id, String(params.uri));
       return {};
     case 'logging/setLevel':
       if (!LOGGING_LEVELS.includes(params.level as LoggingLevel)) {
@@ -148,6 +162,7 @@ function forwardOptions(extra: Extra): ForwardOptions {
 /** Records the session's level and asks every backend that logs to use it (the last setter wins at a shared backend). */
 async function setLevel(deps: SessionServerDeps, session: ClientSession, level: LoggingLevel): Promise<JsonObject> {
   session.logLevel = level;
+  deps.shared?.logLevel(session, level);
   await Promise.all(
     deps.serving.servingNames().map(async (name) => {
       if (!deps.serving.get(name)?.serverCapabilities?.logging) return;

@@ -1,42 +1,68 @@
 /**
- * The client sessions of /mcp and /sse, as an interface: today's
- * implementation keeps them in this process's memory
- * (./memory-session-table.ts); a shared store can sit behind the same
- * interface. It is also the fan-out's directory of clients
+ * The client sessions of /mcp and /sse, as an interface: in this process's
+ * memory (./memory-session-table.ts), or shared by every replica through
+ * Redis (./redis-session-table.ts), where this replica caches the sessions
+ * it serves. It is also the fan-out's directory of clients
  * (runtime/routing/client-fanout.ts).
  */
 import type { ClientDirectory } from '../../runtime/routing/client-fanout.js';
 import type { SessionRecord } from '../../schemas/api.js';
+import type { SessionState } from '../../schemas/session-state.js';
+import type { SessionStoreType } from '../../schemas/config.js';
 import type { ClientSession } from './client-session.js';
+import type { SharedSessionState } from './shared-session-state.js';
 
 export interface SessionLimits {
-  /** Seconds a session may stay idle before the reaper closes it (`server.session_ttl`). */
+  /** Seconds a session may stay idle before it expires (`server.session_ttl`). */
   ttlSeconds: number;
-  /** Sessions open at once (`server.max_sessions`). */
+  /** Sessions open at once (`server.max_sessions`): in this process, or in the cluster. */
   maxSessions: number;
 }
 
 /** What a client refused for the session limit is told to wait before trying again. */
 export const SESSION_RETRY_AFTER_S = 5;
 
+export interface StoreState {
+  type: SessionStoreType;
+  status: 'ok' | 'unavailable';
+}
+
 export interface SessionTable extends ClientDirectory {
-  /** Throws TooManySessionsError (503 with Retry-After) when a new session would exceed the limit. */
+  /** Throws (503 with Retry-After) when a new session cannot be made now: the limit, an unreachable store. */
   admit(): void;
-  add(session: ClientSession): void;
+  /** A new session (its initialize arrived); the shared store may still refuse it (the cluster's limit, unreachable). */
+  add(session: ClientSession): void | Promise<void>;
+  /** A session this replica serves now (the memory store: every session). */
   get(id: string): ClientSession | undefined;
+  /**
+   * A session this replica does not serve yet: loaded from the shared store
+   * and taken up with `adopt`. Undefined when no one knows it (always, with
+   * the memory store).
+   */
+  resolve(id: string, adopt: (state: SessionState) => Promise<ClientSession>): Promise<ClientSession | undefined>;
   all(): Iterable<ClientSession>;
+  /** Sessions served by this process now. */
   readonly size: number;
-  /** Forgets a session whose transport closed (client DELETE, SSE disconnect); told to `onEnded` listeners. */
+  /** Forgets a session whose transport closed here (client DELETE, SSE disconnect, shut down); told to `onEnded` listeners. */
   forget(id: string): Promise<void>;
-  /** Ends a session (closes its transport) and forgets it. */
+  /** The client ended the session (DELETE): it ends for every replica. */
+  end(id: string): Promise<void>;
+  /** Closes a session's transport here and forgets it. */
   close(id: string): Promise<void>;
+  /** Ends the connection of every GET stream held here with a `retry:` hint: their clients reconnect (to another replica). */
+  endStreams(retryMs: number): void;
+  /** Closes every session served here (a shared store keeps them for the other replicas). */
   closeAll(): Promise<void>;
-  /** Told when a session has ended, however it ended (its subscriptions end with it). */
+  /** Told when a session has ended here, however it ended (its subscriptions here end with it). */
   onEnded(listener: (id: string) => Promise<void> | void): () => void;
-  /** The records of GET /sessions (spec 2.4). */
-  records(): SessionRecord[];
+  /** The records of GET /sessions (spec 2.4): every session of the cluster. */
+  records(): Promise<SessionRecord[]>;
   /** New limits (a reload). */
   setLimits(limits: SessionLimits): void;
-  /** Starts closing sessions idle past the TTL. */
+  /** Starts expiring idle sessions (and, shared, writing activity back). */
   startReaper(): void;
+  /** The store, for GET /status and GET /ready. */
+  storeState(): StoreState;
+  /** What changes a session beyond this replica (log level, subscriptions); undefined with the memory store. */
+  readonly shared?: SharedSessionState;
 }

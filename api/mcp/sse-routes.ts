@@ -12,7 +12,7 @@ import { isJsonRpcMessage, isRequestMessage, isResponseMessage, unanswerableReas
 import { ClientSession } from './client-session.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
-import { admitSession } from './admission.js';
+import { admitSession, refuseWhileDraining } from './admission.js';
 
 export const SSE_MESSAGES_PATH = '/messages';
 
@@ -33,12 +33,14 @@ class InFlightTrackingSseTransport extends SSEServerTransport {
 
 export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
   app.get('/sse', async (req, reply) => {
+    refuseWhileDraining(ctx);
     admitSession(ctx, reply);
     reply.hijack();
     const transport = new InFlightTrackingSseTransport(SSE_MESSAGES_PATH, reply.raw);
     const session = new ClientSession('sse', req.ip, transport, (s) => createSessionServer(ctx, s));
     session.id = transport.sessionId;
-    ctx.sessions.add(session);
+    // A legacy /sse session is bound to its one connection: it is never shared, so adding it cannot be refused.
+    await ctx.sessions.add(session);
     transport.onclose = () => {
       void ctx.sessions.forget(session.id);
     };

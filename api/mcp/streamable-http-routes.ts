@@ -3,47 +3,57 @@
  * a request belongs to: a POST without a session that initializes one
  * creates it (within `server.max_sessions`: 503 beyond); later POSTs, the GET
  * stream and DELETE name it in `Mcp-Session-Id` (404 for an unknown one).
- * Everything else about the protocol (media types, message shape, batches,
- * the protocol version) is the transport's to check
+ * With shared sessions a session this replica does not serve yet is taken up
+ * from the store (503 with Retry-After while the store is unreachable: the
+ * session still exists). Everything else about the protocol (media types,
+ * message shape, batches, the protocol version) is the transport's to check
  * (./node-streamable-http-transport.ts): it owns the raw response once a
  * route hands a request over (hence `reply.hijack()`). Errors before that
  * are answered as JSON-RPC by the plugin's error handler (./mcp-errors.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from '../../schemas/errors.js';
-import { ClientSession } from './client-session.js';
 import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
-import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
-import { admitSession } from './admission.js';
+import { admitSession, refuseWhileDraining } from './admission.js';
+import type { InitializeParams } from './client-session.js';
+import { adoptSession, openSession, type StreamableSession } from './streamable-sessions.js';
 
-/** A /mcp session: one whose transport is the streamable HTTP one (an /sse session id is unknown here). */
-interface StreamableSession {
-  session: ClientSession;
-  transport: NodeStreamableHttpTransport;
-}
-
-const initializes = (body: unknown): boolean => (Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body));
+const initializeOf = (body: unknown): InitializeParams | undefined => {
+  const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m)) as { params: InitializeParams } | undefined;
+  return init?.params;
+};
 
 export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
-  // The session table is the one table of sessions: a session it has let go (reaped, closing) is gone.
-  const lookup = (req: FastifyRequest): StreamableSession => {
+  const adopt = (state: Parameters<typeof adoptSession>[1]) => adoptSession(ctx, state);
+  const idOf = (req: FastifyRequest): string => {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || !id) throw new GatewayError('bad_request', 'Bad Request: Mcp-Session-Id header is required');
-    const session = ctx.sessions.get(id);
+    return id;
+  };
+  const streamable = (id: string, session: StreamableSession['session'] | undefined): StreamableSession => {
     if (!session || !(session.transport instanceof NodeStreamableHttpTransport)) throw new GatewayError('not_found', `Session not found: ${id}`);
     return { session, transport: session.transport };
   };
+  // The session table is the one table of sessions: a session it has let go (reaped, closing) is gone.
+  // A session served here is found without a wait; only one this replica does not serve yet is looked up.
+  const cached = (req: FastifyRequest): { id: string; entry?: StreamableSession } => {
+    const id = idOf(req);
+    const session = ctx.sessions.get(id);
+    return { id, entry: session ? streamable(id, session) : undefined };
+  };
+  const lookup = async (id: string): Promise<StreamableSession> => streamable(id, await ctx.sessions.resolve(id, adopt));
 
   app.post('/mcp', async (req, reply) => {
     let entry: StreamableSession;
     if (req.headers['mcp-session-id'] !== undefined) {
-      entry = lookup(req);
+      const found = cached(req);
+      entry = found.entry ?? (await lookup(found.id));
     } else if (initializes(req.body)) {
+      refuseWhileDraining(ctx);
       admitSession(ctx, reply);
-      entry = openSession(ctx, req.ip);
+      entry = openSession(ctx, req.ip, initializeOf(req.body));
     } else {
       return handOver(reply, () => NodeStreamableHttpTransport.refuseSessionless(req.raw, reply.raw, req.body));
     }
@@ -53,13 +63,17 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   });
 
   app.get('/mcp', async (req, reply) => {
-    const entry = lookup(req);
+    const found = cached(req);
+    // A draining replica takes no new stream: the client reconnects to another one.
+    refuseWhileDraining(ctx);
+    const entry = found.entry ?? (await lookup(found.id));
     entry.session.touch();
     return handOver(reply, () => entry.transport.handleGet(req.raw, reply.raw));
   });
 
   app.delete('/mcp', async (req, reply) => {
-    const entry = lookup(req);
+    const found = cached(req);
+    const entry = found.entry ?? (await lookup(found.id));
     return handOver(reply, () => entry.transport.handleDelete(req.raw, reply.raw));
   });
 
@@ -73,26 +87,11 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   });
 }
 
+const initializes = (body: unknown): boolean => (Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body));
+
 /** The transport answers on the raw response from here on. */
 async function handOver(reply: FastifyReply, answer: () => void | Promise<void>): Promise<FastifyReply> {
   reply.hijack();
   await answer();
   return reply;
-}
-
-function openSession(ctx: McpContext, clientIp: string): StreamableSession {
-  const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => randomUUID() });
-  const session = new ClientSession('streamable-http', clientIp, transport, (s) => createSessionServer(ctx, s));
-  transport.onsessioninitialized = (id) => {
-    session.id = id;
-    ctx.sessions.add(session);
-  };
-  // The client closed a POST before its answers: cancel those requests (the backend is told).
-  transport.onrequestsabandoned = (ids) => session.abandon(ids, 'client closed the request stream');
-  transport.onclose = () => {
-    if (session.id) void ctx.sessions.forget(session.id);
-  };
-  // connect() only wires the transport; it cannot fail for a fresh one.
-  void session.server.connect(transport);
-  return { session, transport };
 }

@@ -23,6 +23,7 @@ import { ConfigError, type ConfigProblem } from '../../schemas/errors.js';
 import { TOOL_NAME_PATTERN, toolNameProblem } from '../../schemas/tool-name.js';
 import { expandEnv } from './env-expand.js';
 import { closestKey } from './key-suggestion.js';
+import { sessionStoreProblems } from './session-store-check.js';
 import { nameProblems } from './name-checks.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
@@ -105,7 +106,11 @@ export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayC
   // Schema problems too, so one run shows them all; except at a key whose value
   // could not be expanded (or resolved): that one is already reported.
   const unresolved = problems.map((p) => p.path);
-  problems.push(...[...schemaProblems(expanded), ...nameProblems(expanded)].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
+  problems.push(
+    ...[...schemaProblems(expanded), ...nameProblems(expanded), ...sessionStoreProblems(expanded)].filter(
+      (p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`)),
+    ),
+  );
   if (problems.length > 0) {
     for (const p of problems) Object.assign(p, positionOf(doc, lineCounter, p.path));
     throw new ConfigError(formatProblems('Invalid config', problems), problems);

@@ -43,6 +43,13 @@ export interface ClientEndpoint {
 export interface ClientDirectory {
   get(id: string): ClientEndpoint | undefined;
   all(): Iterable<ClientEndpoint>;
+  /**
+   * The sessions whose list_changed this process announces: every session
+   * it serves; with shared sessions, those whose GET stream it holds (each
+   * replica tells the streams it holds, so a change every replica sees is
+   * announced once per session).
+   */
+  listening(): Iterable<ClientEndpoint>;
 }
 
 const LOG_SEVERITY: Record<LoggingLevel, number> = {
@@ -78,7 +85,7 @@ export class ClientFanout implements BackendTrafficTargets {
 
   /** Tells every initialized session which lists changed. */
   listsChanged(changed: ReadonlySet<ListKind>): void {
-    for (const s of this.sessions.all()) {
+    for (const s of this.sessions.listening()) {
       if (!s.initialized) continue;
       for (const kind of changed) void s.notify(LIST_CHANGED[kind]).catch(() => undefined);
     }

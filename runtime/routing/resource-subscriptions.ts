@@ -38,6 +38,20 @@ export class ResourceSubscriptions {
     if (route) await this.router.toBackend(route.backend, 'resources/unsubscribe', { uri }).catch(() => undefined);
   }
 
+  /**
+   * Makes a session's subscriptions here exactly `uris`: a shared session
+   * whose GET stream this replica took (its subscriptions, from the store)
+   * or let go of (none). A URI no backend serves now is skipped.
+   */
+  async sync(sessionId: string, uris: readonly string[]): Promise<void> {
+    const want = new Set(uris);
+    const have = this.index.urisOf(sessionId);
+    await Promise.all([
+      ...have.filter((uri) => !want.has(uri)).map((uri) => this.unsubscribe(sessionId, uri)),
+      ...[...want].filter((uri) => !have.includes(uri)).map((uri) => this.subscribe(sessionId, uri).catch(() => undefined)),
+    ]);
+  }
+
   /** A session ended: its subscriptions end with it. */
   async dropSession(sessionId: string): Promise<void> {
     await Promise.all(this.index.urisOf(sessionId).map((uri) => this.unsubscribe(sessionId, uri)));

@@ -1,7 +1,7 @@
 /**
  * Registers the credentials a config carries with the redactor, whether or
  * not they came through `secret:` references: the management token, registry
- * tokens, backend `auth` tokens, client secrets and private keys, and the backend `headers`
+ * tokens, backend `auth` tokens, client secrets and private keys, the password in the Redis URL, and the backend `headers`
  * and `env` values whose names mark them as credentials.
  * Registering a value too short to redact safely throws, which fails the
  * config load with a clear message instead of leaking it later.
@@ -29,6 +29,7 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
   register('server.management.token', config.server.management.token);
   register('GATEWAY_MGMT_TOKEN', env.GATEWAY_MGMT_TOKEN);
   for (const [index, registry] of config.registries.entries()) register(`registries.${index}.token`, registry.token);
+  register('sessions.redis.url', urlPassword(config.sessions.redis.url));
   for (const [name, spec] of Object.entries(config.backends)) {
     if (spec.type !== 'stdio' && spec.auth) {
       register(
@@ -46,5 +47,16 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
   }
   if (problems.length > 0) {
     throw new ConfigError(`Secrets too short to redact safely:\n${problems.map((p) => `  - ${p.path}: ${p.message}`).join('\n')}`, problems);
+  }
+}
+
+/** The password of a `redis://user:pass@host` URL (percent-decoded, as the client sends it). */
+function urlPassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const password = new URL(url).password;
+    return password ? decodeURIComponent(password) : undefined;
+  } catch {
+    return undefined;
   }
 }

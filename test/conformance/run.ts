@@ -3,6 +3,7 @@
  *   direct         server suite against the conformance fixture itself (sanity)
  *   gateway-stdio  server suite against the gateway fronting the fixture as a stdio backend
  *   gateway-http   server suite against the gateway fronting the fixture as a streamable-http backend
+ *   gateway-cluster server suite through a round-robin balancer in front of three replicas sharing sessions in Redis
  *   client         the suite's non-auth client scenarios, the gateway being the client (./client-driver.ts)
  *   client-auth    the suite's auth client scenarios (auth/...): the gateway as the OAuth client of the scenario's server
  * Give run names as arguments to run only those. Prints a table per suite and
@@ -19,11 +20,12 @@ import { fixtureMainPath, repoRoot, startHttpFixture } from '../fixtures/spawn.j
 import { isAuthScenario } from './client-scenarios.js';
 import { EXPECTED_FAILURES } from './expected-failures.js';
 import { startGatewayUnderTest } from './gateway-under-test.js';
+import { startClusterUnderTest } from './cluster-under-test.js';
 import { ensureNode22 } from './node22.js';
 import { report, type RunResult } from './report.js';
 import { ConformanceSuite, type ScenarioResult } from './suite-cli.js';
 
-const RUNS = ['direct', 'gateway-stdio', 'gateway-http', 'client', 'client-auth'] as const;
+const RUNS = ['direct', 'gateway-stdio', 'gateway-http', 'gateway-cluster', 'client', 'client-auth'] as const;
 type RunName = (typeof RUNS)[number];
 
 const fixtureMain = () => fixtureMainPath('conformance-server-main');
@@ -91,6 +93,15 @@ async function perform(name: RunName, suite: ConformanceSuite, client: ClientLis
         return await serverSuiteBehindGateway(suite, { type: 'streamable-http', url: fixture.url }, outDir);
       } finally {
         await fixture.stop();
+      }
+    }
+    case 'gateway-cluster': {
+      // Each replica runs its own fixture process; the suite's requests alternate between them.
+      const cluster = await startClusterUnderTest({ type: 'stdio', command: process.execPath, args: [fixtureMain()] }, join(outDir, 'gateway'));
+      try {
+        return await suite.runServerSuite(cluster.mcpUrl, outDir);
+      } finally {
+        await cluster.stop();
       }
     }
     case 'client':

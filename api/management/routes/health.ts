@@ -41,10 +41,16 @@ export function healthRoutes(app: FastifyInstance, ctx: ManagementContext): void
   );
 }
 
-/** Ready: the service is running and at least one enabled backend is connected, or none is enabled. */
+/**
+ * Ready: the service is running (not draining), its session store is
+ * reachable, and at least one enabled backend is connected, or none is enabled.
+ */
 export function readiness(ctx: ManagementContext): { ready: boolean; reason: string } {
   const { controller } = ctx;
+  if (ctx.drainingRetryS() !== undefined) return { ready: false, reason: 'draining: this replica is shutting down' };
   if (controller.state !== 'running') return { ready: false, reason: `service is ${controller.state}` };
+  const store = ctx.sessions.storeState();
+  if (store.status !== 'ok') return { ready: false, reason: `session store (${store.type}) unreachable` };
   const { enabled, connected } = controller.aggregateHealth();
   if (enabled === 0) return { ready: true, reason: 'no backends configured' };
   if (connected === 0) return { ready: false, reason: `no backend connected yet (0 of ${enabled})` };

@@ -61,7 +61,7 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
   );
 
   r.get('/sessions', { schema: { ...doc(tag, 'MCP client sessions of /mcp and /sse'), response: { 200: SessionsSchema, ...errors() } } }, async () => {
-    const sessions = ctx.sessions.records();
+    const sessions = await ctx.sessions.records();
     return { active_sessions: sessions.filter((s) => !s.expired).length, sessions };
   });
 

@@ -13,7 +13,8 @@ export const sessionsPage: PageSpec = {
       { header: 'TOOLS' },
       { header: 'AGE' },
       { header: 'IDLE' },
-      { header: 'EXPIRED', flex: true },
+      { header: 'EXPIRED' },
+      { header: 'REPLICA', flex: true },
     ],
     rows: [...(ctx.data.sessions?.sessions ?? [])]
       .sort((a, b) => a.age_seconds - b.age_seconds)
@@ -27,6 +28,7 @@ export const sessionsPage: PageSpec = {
           formatDuration(s.age_seconds),
           formatDuration(s.idle_seconds),
           seg(s.expired ? 'yes' : 'no', { color: s.expired ? 'red' : 'green' }),
+          s.replica,
         ],
       })),
     empty: ctx.data.connecting ? 'Loading…' : 'No client sessions.',

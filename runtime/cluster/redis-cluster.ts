@@ -1,0 +1,72 @@
+/**
+ * This replica's part of a cluster of gateways sharing sessions in Redis:
+ * the connections, the session records, the event streams, the bus, and
+ * who this replica is (its id for people, its tag for the wire).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../observability/logging/logger.js';
+import { ClusterBus } from './cluster-bus.js';
+import { decodeMessage, encodeMessage, type ClusterMessage } from './cluster-messages.js';
+import { RedisConnection } from './redis-connection.js';
+import { RedisEventStore } from './redis-event-store.js';
+import { RedisKeys } from './redis-keys.js';
+import { defineScripts } from './redis-scripts.js';
+import { RedisSessionStore } from './redis-session-store.js';
+
+export interface RedisClusterSettings {
+  url: string;
+  keyPrefix: string;
+  /** `sessions.replay_s` in ms. */
+  replayMs: number;
+}
+
+export class RedisCluster {
+  /** Short and random per process: names this replica in request ids, stream ids and its channel. */
+  readonly tag = randomBytes(4).toString('hex');
+  readonly keys: RedisKeys;
+  readonly connection: RedisConnection;
+  readonly sessions: RedisSessionStore;
+  readonly events: RedisEventStore;
+  readonly bus: ClusterBus;
+
+  constructor(
+    settings: RedisClusterSettings,
+    /** This replica's id (GET /status, the `replica` of the sessions it served). */
+    readonly replicaId: string,
+    private readonly log: Logger,
+  ) {
+    this.keys = new RedisKeys(settings.keyPrefix);
+    this.connection = new RedisConnection(settings.url, log);
+    defineScripts(this.connection.commands);
+    this.bus = new ClusterBus(this.connection.subscriber, this.connection.commands, log);
+    this.sessions = new RedisSessionStore(this.connection.commands, this.keys, log);
+    this.events = new RedisEventStore(this.connection.commands, this.bus, this.keys, settings.replayMs, log);
+  }
+
+  /** Connects (an unreachable Redis is retried in the background) and listens on the bus and this replica's channel. */
+  async start(onMessage: (m: ClusterMessage) => void): Promise<void> {
+    await this.connection.connect();
+    const hear = (text: string) => {
+      const m = decodeMessage(text);
+      if (m && m.from !== this.tag) onMessage(m);
+    };
+    // Not awaited: while Redis is down the subscriptions wait in the subscriber's queue and go out once it is back.
+    for (const channel of [this.keys.bus, this.keys.replica(this.tag)]) {
+      this.bus.listen(channel, hear).catch((err: unknown) => this.log.warn({ err, channel }, 'cannot listen on a cluster channel'));
+    }
+  }
+
+  /** Tells every replica. */
+  broadcast(m: ClusterMessage): void {
+    this.bus.publish(this.keys.bus, encodeMessage(m));
+  }
+
+  /** Tells the replica with this tag. */
+  tell(tag: string, m: ClusterMessage): void {
+    this.bus.publish(this.keys.replica(tag), encodeMessage(m));
+  }
+
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Every key and channel the gateway uses in Redis, under one prefix
+ * (`sessions.redis.key_prefix`), so several gateways can share one Redis.
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  /** A session's record: a hash, one field per key of the record (JSON values). Expires when the session does. */
+  session(id: string): string {
+    return `${this.prefix}:session:${id}`;
+  }
+
+  /** Every session of the cluster: a sorted set scored by expiry (ms epoch), for the limit and GET /sessions. */
+  get sessions(): string {
+    return `${this.prefix}:sessions`;
+  }
+
+  /** A stream of a session's SSE events (a Redis stream); also the channel its new events are published on. */
+  events(sessionId: string, stream: string): string {
+    return `${this.prefix}:events:${sessionId}:${stream}`;
+  }
+
+  /** What every replica hears: ended sessions, cancellations, changed session fields. */
+  get bus(): string {
+    return `${this.prefix}:bus`;
+  }
+
+  /** What one replica hears: answers to its requests, followers of its streams. */
+  replica(tag: string): string {
+    return `${this.prefix}:replica:${tag}`;
+  }
+}
