@@ -147,7 +147,10 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
   it('lists the keys of the view in ? help, asks before reloading, and hides every action with --read-only', async () => {
     const rw = mount();
     await rw.until((s) => /healthy/.test(s), 'the first answer');
-    rw.keys('2?');
+    // The header's health and the backends list come from different requests: wait for the list before asking for help.
+    rw.keys('2');
+    await rw.until((s) => /Backends \(2\)/.test(s), 'the backends view with both backends');
+    rw.keys('?');
     await rw.until((s) => /Help \(Esc closes\)/.test(s), 'the help overlay');
     expect(rw.screen()).toMatch(/r\s+reconnect/);
     // At 80x24 every section keeps its title and every key its own line (nothing drawn over another).
