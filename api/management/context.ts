@@ -8,6 +8,7 @@ import type { Redactor } from '../../runtime/observability/logging/redactor.js';
 import type { SkillManager } from '../../runtime/skills/skill-manager.js';
 import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
+import type { DefinitionPins } from '../../runtime/pinning/definition-pins.js';
 
 export interface ListenAddress {
   host: string;
@@ -20,6 +21,8 @@ export interface ManagementContext {
   controller: GatewayController;
   router: Router;
   serving: ServingBackends;
+  /** Pinned definitions: what waits for approval, and approving it. */
+  pins: DefinitionPins;
   sessions: SessionTable;
   /** Every management response and event stream passes through the same redactor as the logs. */
   redactor: Redactor;
