@@ -42,6 +42,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   backend_error: 502,
   backend_timeout: 502,
   listen_failed: 500,
+  pins_unreadable: 500,
   // nginx's "client closed request": nobody reads it, but the audit and logs can tell it from a failure.
   request_cancelled: 499,
   registry_unavailable: 502,

@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'prompt_quarantined'
   | 'not_pending'
   | 'pending_definition_changed'
+  | 'pins_unreadable'
   | 'backend_unavailable'
   | 'backend_error'
   | 'backend_timeout'
@@ -129,6 +130,13 @@ export class PendingDefinitionChangedError extends GatewayError {
       expected_hash: expected,
       current_hash: current,
     });
+  }
+}
+
+/** The pins file holds something that is not pins: the gateway does not start on pins it cannot trust. */
+export class PinsUnreadableError extends GatewayError {
+  constructor(location: string, problem: string, cause?: unknown) {
+    super('pins_unreadable', `${location} ${problem}; restore it, or remove it to pin every definition afresh`, { location }, { cause });
   }
 }
 

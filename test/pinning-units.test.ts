@@ -22,7 +22,7 @@ import { emptyCatalog } from '../runtime/backends/backend-catalog.js';
 import { revealInvisible } from '../schemas/invisible-text.js';
 import type { BackendPins } from '../schemas/pinning.js';
 import type { ToolPinningSettings } from '../schemas/config.js';
-import { PendingDefinitionChangedError, QuarantinedError } from '../schemas/errors.js';
+import { PendingDefinitionChangedError, PinsUnreadableError, QuarantinedError } from '../schemas/errors.js';
 
 const tags = (text: string) => [...text].map((ch) => String.fromCodePoint(0xe0000 + ch.charCodeAt(0))).join('');
 const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({ name, inputSchema: { type: 'object' }, ...extra });
@@ -219,6 +219,7 @@ describe('the pins file', () => {
 
     writeFileSync(path, '{"version": 1, "backends": ');
     await expect(store.load()).rejects.toThrow(`${path} is not valid JSON`);
+    await expect(store.load()).rejects.toBeInstanceOf(PinsUnreadableError);
     writeFileSync(path, JSON.stringify({ version: 1, backends: { fx: { tools: { a: { pin: { hash: 1 } } }, prompts: {} } } }));
     await expect(store.load()).rejects.toThrow(/is not a pins file \(\/backends\/fx\/tools\/a\/pin.*remove it to pin every definition afresh/);
   });

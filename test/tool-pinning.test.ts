@@ -17,7 +17,7 @@ import { fixtureCommand } from './fixtures/spawn.js';
 import type { DefinitionsFile } from './fixtures/definitions-file.js';
 import { managementClient } from './helpers/management-client.js';
 import { collectNotifications, waitFor } from './helpers/core-util.js';
-import { CLIENT_BIN, clientJson, runBin } from './helpers/cli-run.js';
+import { CLIENT_BIN, GATEWAY_BIN, clientJson, runBin } from './helpers/cli-run.js';
 import { RpcCode } from '../schemas/json-rpc-codes.js';
 
 const PINNING_STAGES = ['tool_definition_changed', 'tool_quarantined', 'tool_flagged', 'tool_approved'];
@@ -337,6 +337,17 @@ describe('pins between runs', { timeout: 90_000 }, () => {
     const fourth = await gateway(ws, { mode: 'enforce' });
     expect((await managementClient(fourth.url).get('/tools/pending')).body.pending).toEqual([]);
     expect(await toolNames(await fourth.connect())).toContain('fx_read_file');
+  });
+
+  it('a pins file that is not pins stops the start with its path and the problem (no stack trace)', async () => {
+    const ws = workspace({ tools: [READ_FILE] });
+    writeFileSync(join(ws.dir, 'config.yaml'), 'backends: {}\n');
+    writeFileSync(join(ws.dir, 'pins.json'), '{"version": 1, "backends": {"fx": {"tools": []}}}');
+    const r = await runBin(GATEWAY_BIN, ['server', '-c', join(ws.dir, 'config.yaml'), '--port', '0'], { env: { GATEWAY_STATE_DIR: ws.dir } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(`^${ws.pinsFile} is not a pins file \\(/backends/fx/\\w+: .*\\); restore it, or remove it to pin every definition afresh\\n$`),
+    );
   });
 
   it('mode off pins nothing and raises nothing', async () => {

@@ -11,6 +11,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { Value } from '@sinclair/typebox/value';
 import { PINS_FILE_VERSION, PinsFileSchema, type BackendPins, type PinsFile } from '../../schemas/pinning.js';
 import type { PinStore } from './pin-store.js';
+import { PinsUnreadableError } from '../../schemas/errors.js';
 
 export class FilePinStore implements PinStore {
   constructor(private readonly path: string) {}
@@ -25,19 +26,17 @@ export class FilePinStore implements PinStore {
       text = await readFile(this.path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw err;
+      throw new PinsUnreadableError(this.path, `cannot be read (${(err as Error).message})`, err);
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch (err) {
-      throw new Error(`${this.path} is not valid JSON (${(err as Error).message}); restore it, or remove it to pin every definition afresh`, { cause: err });
+      throw new PinsUnreadableError(this.path, `is not valid JSON (${(err as Error).message})`, err);
     }
     if (!Value.Check(PinsFileSchema, data)) {
       const first = Value.Errors(PinsFileSchema, data).First();
-      throw new Error(
-        `${this.path} is not a pins file (${first ? `${first.path || '/'}: ${first.message}` : 'unexpected shape'}); restore it, or remove it to pin every definition afresh`,
-      );
+      throw new PinsUnreadableError(this.path, `is not a pins file (${first ? `${first.path || '/'}: ${first.message}` : 'unexpected shape'})`);
     }
     return data.backends;
   }
