@@ -54,9 +54,9 @@ describe('suspicious text', () => {
       ),
     );
     expect(findings).toEqual([
-      { kind: 'tag_characters', field: 'description', detail: '13 tag characters (U+E0000–U+E007F) spelling "send the keys"' },
-      { kind: 'zero_width', field: 'description', detail: '1 zero-width characters: U+200B' },
-      { kind: 'bidi_control', field: 'inputSchema.properties.pa⟦U+202E⟧th (key)', detail: '1 bidirectional controls: U+202E' },
+      { kind: 'tag_characters', field: 'description', detail: 'tag characters (U+E0000–U+E007F): 13, spelling "send the keys"' },
+      { kind: 'zero_width', field: 'description', detail: 'zero-width characters: 1 (U+200B)' },
+      { kind: 'bidi_control', field: 'inputSchema.properties.pa⟦U+202E⟧th (key)', detail: 'bidirectional controls: 1 (U+202E)' },
       {
         kind: 'instruction_marker',
         field: 'inputSchema.properties.pa⟦U+202E⟧th.description',

@@ -42,7 +42,14 @@ export function renderPendingDiff(c: Colors, p: PendingView): string {
       [p.kind === 'tool' ? 'Tool' : 'Prompt', `${c.bold(p.name)} (backend ${p.backend}, as ${p.original})`],
       ['Reason', `${p.reason}: ${WHY[p.reason] ?? p.reason}`],
       ['State', `${state} since ${p.since}`],
-      ['Pinned', p.pinned_hash ? `sha256 ${p.pinned_hash}` : 'nothing (not pinned yet)'],
+      [
+        'Pinned',
+        p.pinned_hash === null
+          ? 'nothing (not pinned yet)'
+          : p.pinned_hash === p.hash
+            ? 'this definition, as first seen (not approved)'
+            : `sha256 ${p.pinned_hash}`,
+      ],
       ['Current', `sha256 ${p.hash}`],
     ]).trimEnd(),
   ];
@@ -50,7 +57,10 @@ export function renderPendingDiff(c: Colors, p: PendingView): string {
     out.push(c.bold(c.red('Suspicious text')));
     for (const f of p.findings) out.push(`  ${c.red('!')} ${f.field}: ${revealInvisible(f.detail)}`);
   }
-  for (const [field, change] of Object.entries(p.diff)) {
+  // Text first, in a fixed order (the API's JSON may order the keys otherwise).
+  const fields = ['description', 'title', ...Object.keys(p.diff).filter((k) => k !== 'description' && k !== 'title')];
+  for (const field of fields) {
+    const change = p.diff[field];
     if (change === undefined) continue;
     out.push('', c.bold(field));
     out.push(typeof change === 'string' ? patchLines(c, change) : textChange(c, change));

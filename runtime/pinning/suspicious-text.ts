@@ -33,8 +33,8 @@ export function findSuspicious(definition: Definition): Finding[] {
       const chars = runs.flatMap((run) => [...run]);
       const detail =
         kind === 'tag_characters'
-          ? `${chars.length} ${label} spelling ${JSON.stringify(clip(runs.map(decodeTagCharacters).join(' … ')))}`
-          : `${chars.length} ${label}: ${[...new Set(chars.map(codePointLabel))].join(', ')}`;
+          ? `${label}: ${chars.length}, spelling ${JSON.stringify(clip(runs.map(decodeTagCharacters).join(' … ')))}`
+          : `${label}: ${chars.length} (${[...new Set(chars.map(codePointLabel))].join(', ')})`;
       findings.push({ kind, field, detail });
     }
     for (const marker of MARKERS) {
