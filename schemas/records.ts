@@ -79,6 +79,7 @@ export const STAGES = [
   'container_fallback',
   'reauthenticated',
   'reauth_failed',
+  'authorization_required',
   'tool_definition_changed',
   'tool_quarantined',
   'tool_flagged',
