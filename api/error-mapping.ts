@@ -23,6 +23,10 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   tool_not_found: 404,
   resource_not_found: 404,
   prompt_not_found: 404,
+  tool_quarantined: 403,
+  prompt_quarantined: 403,
+  not_pending: 404,
+  pending_definition_changed: 409,
   skill_not_found: 404,
   registry_not_found: 404,
   registry_entry_not_found: 404,
@@ -39,6 +43,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   backend_error: 502,
   backend_timeout: 502,
   listen_failed: 500,
+  pins_unreadable: 500,
   // nginx's "client closed request": nobody reads it, but the audit and logs can tell it from a failure.
   request_cancelled: 499,
   registry_unavailable: 502,
@@ -122,6 +127,8 @@ export function toJsonRpcError(err: unknown): McpError {
     switch (err.code) {
       case 'tool_not_found':
       case 'prompt_not_found':
+      case 'tool_quarantined':
+      case 'prompt_quarantined':
       case 'bad_request':
         return new McpError(RpcCode.InvalidParams, err.message, data);
       case 'invalid_message':

@@ -1,6 +1,7 @@
 /**
  * What follows the running config besides the controller: a reload may
- * change session limits, skills settings, container limits and the optimizer, and bring new
+ * change session limits, skills settings, container limits, the optimizer and the tool
+ * pinning mode, and bring new
  * literal credentials (headers, env) to redact; a completed OAuth flow
  * reconnects its backend.
  */
@@ -34,6 +35,7 @@ export function followReloads(runtime: Runtime, logger: Logger, redactor: Redact
     runtime.skills.configure(skillSettingsOf(config, controller.loaded.filePath)).catch((err: unknown) => logger.error({ err }, 'skills settings not applied'));
     runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
     runtime.optimizer.configure(optimizerSettingsOf(config));
+    runtime.pins.setSettings(config.security.tool_pinning);
     try {
       registerConfigSecrets(config, redactor);
     } catch (err) {

@@ -16,6 +16,7 @@ import type { Telemetry } from '../runtime/observability/telemetry/index.js';
 import type { Router } from '../runtime/routing/router.js';
 import type { ServingBackends } from '../runtime/backends/serving-backends.js';
 import type { SkillManager } from '../runtime/skills/skill-manager.js';
+import type { DefinitionPins } from '../runtime/pinning/definition-pins.js';
 import type { RegistryClient } from '../runtime/registry/registry-client.js';
 import type { SessionTable } from '../api/mcp/session-table.js';
 import { loadConfig } from './load-config.js';
@@ -39,6 +40,8 @@ export interface GatewayOptions extends ObservabilityOptions, ListenOptions {
   redactor?: Redactor;
   /** Wait for every backend's first connect attempt before start() resolves (default true). */
   waitForBackends?: boolean;
+  /** Where definition pins are kept (default `<state>/pins.json`); tests give each gateway its own. */
+  pinsFile?: string;
 }
 
 export class Gateway {
@@ -56,7 +59,7 @@ export class Gateway {
     const redactor = opts.redactor ?? new Redactor();
     const { loaded, resolveSecrets } = loadConfig(opts.configPath, redactor);
     const observability = await buildObservability(loaded.config, opts, redactor);
-    const runtime = await buildRuntime(loaded, resolveSecrets, observability, redactor);
+    const runtime = await buildRuntime(loaded, resolveSecrets, observability, redactor, { pinsFile: opts.pinsFile });
     followReloads(runtime, observability.logger, redactor);
     const gateway = new Gateway(runtime, observability, redactor);
     await gateway.open(opts);
@@ -86,6 +89,10 @@ export class Gateway {
 
   get serving(): ServingBackends {
     return this.runtime.serving;
+  }
+
+  get pins(): DefinitionPins {
+    return this.runtime.pins;
   }
 
   get skills(): SkillManager {
@@ -186,6 +193,7 @@ export class Gateway {
     await this.runtime.skills.stop();
     this.runtime.auth.close();
     await this.runtime.shared?.cluster.close().catch((err: unknown) => logger.warn({ err }, 'could not close the session store connection'));
+    await this.runtime.pins.flushed();
     // Each container is removed with its connection; this catches any an interrupted start left behind.
     await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));
     await audit.close();

@@ -51,6 +51,7 @@ export async function listen(
       router: runtime.router,
       serving: runtime.serving,
       optimizer: runtime.optimizer,
+      pins: runtime.pins,
       sessions: runtime.sessions,
       replicaId: runtime.replicaId,
       drainingRetryS: () => runtime.drain.retryS,

@@ -8,9 +8,13 @@
 import type { LoadedConfig, SecretResolver } from '../controller/config/config-loader.js';
 import { DesiredState } from '../controller/config/desired-state.js';
 import { GatewayController } from '../controller/gateway-controller.js';
+import { reportDefinitionPins } from '../controller/status/definition-reporter.js';
 import { createStatusStore } from '../controller/status/status-store.js';
 import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
 import { ServingBackends } from '../runtime/backends/serving-backends.js';
+import { DefinitionPins } from '../runtime/pinning/definition-pins.js';
+import { FilePinStore } from '../runtime/pinning/file-pin-store.js';
+import { pinsFile } from '../runtime/state-dir.js';
 import { ContainerManager } from '../runtime/containers/container-manager.js';
 import { createAuditInterceptor } from '../runtime/observability/audit/audit-interceptor.js';
 import type { Redactor } from '../runtime/observability/logging/redactor.js';
@@ -41,6 +45,8 @@ export interface Runtime {
   skills: SkillManager;
   registry: RegistryClient;
   serving: ServingBackends;
+  /** Pinned tool and prompt definitions (docs/tool-pinning.md). */
+  pins: DefinitionPins;
   router: Router;
   optimizer: ToolOptimizer;
   subscriptions: ResourceSubscriptions;
@@ -59,8 +65,21 @@ export interface Runtime {
 /** Who workflow steps are made for when the workflow was not started by a client session. */
 const SKILL_CALLER = { sessionId: 'skills', transport: 'management' } as const;
 
-export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretResolver, o: Observability, redactor: Redactor): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** Where definition pins are kept; default `<state>/pins.json`. */
+  pinsFile?: string;
+}
+
+export async function buildRuntime(
+  loaded: LoadedConfig,
+  resolveSecrets: SecretResolver,
+  o: Observability,
+  redactor: Redactor,
+  opts: RuntimeOptions = {},
+): Promise<Runtime> {
   const config = loaded.config;
+  // First: pins that cannot be read stop the start before anything else is started.
+  const pins = await DefinitionPins.open(new FilePinStore(opts.pinsFile ?? pinsFile()), config.security.tool_pinning);
   // Found once: with a runtime, stdio backends run in hardened containers (containers.enabled: auto).
   const containers = await ContainerManager.detect(config.containers);
   const warning = containers.startupWarning(config.backends);
@@ -84,6 +103,10 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   const auth = new BackendAuthManager({ log: o.logger.child({ component: 'oauth' }), redactor });
   const serving = new ServingBackends(desired, new BackendTraffic(inFlight, fanout), o.logger.child({ component: 'backend' }), auth);
   const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers });
+  // Trust on first use for definitions: checked each time the route table is built (a catalog changed), never per call.
+  reportDefinitionPins(pins, o.events, o.logger.child({ component: 'pinning' }));
+  serving.reviewDefinitions(pins);
+  pins.on('changed', () => serving.refresh());
 
   // Routing: every client operation, through audit and telemetry.
   const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase);
@@ -108,6 +131,7 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
     skills,
     registry: new RegistryClient(() => controller.config.registries, o.logger.child({ component: 'registry' })),
     serving,
+    pins,
     router,
     optimizer,
     subscriptions,

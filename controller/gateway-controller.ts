@@ -56,12 +56,14 @@ export class GatewayController {
   private watcher?: ConfigWatcher;
   private reloading: Promise<unknown> | undefined;
   private readonly configListeners = new Set<(config: GatewayConfig) => void>();
+  private readonly serving: ServingBackends;
 
   constructor(d: GatewayControllerDeps) {
     this.loaded = d.loaded;
     this.events = d.events;
     this.log = d.log;
     this.resolveSecrets = d.resolveSecrets;
+    this.serving = d.serving;
     this.loop = new ControlLoop({
       desired: d.desired,
       status: d.status,
@@ -154,7 +156,14 @@ export class GatewayController {
 
   backendRecord(name: string): BackendRecord | undefined {
     const st = this.loop.status.get(name);
-    return st && toBackendRecord(st, this.loop.serving(name));
+    return st && toBackendRecord(st, this.loop.serving(name), this.quarantinedTools(name));
+  }
+
+  /** How many of a backend's tools are held back until an operator approves them. */
+  private quarantinedTools(name: string): number {
+    let count = 0;
+    for (const route of this.serving.routes.quarantined.tools.values()) if (route.backend === name) count++;
+    return count;
   }
 
   /** The backend's live connection, or the attempt in progress (its process id, for tests and diagnostics). */

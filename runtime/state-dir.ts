@@ -1,6 +1,6 @@
 /**
  * Where the gateway keeps state between runs: server session files, detached
- * server logs, OAuth tokens, the client's REPL history. One place decides the
+ * server logs, OAuth tokens, pinned tool definitions, the client's REPL history. One place decides the
  * folder, so every command and the server agree on it.
  *
  * `$GATEWAY_STATE_DIR`, else `$XDG_STATE_HOME/mcp-gateway`, else `~/.local/state/mcp-gateway`.
@@ -22,6 +22,9 @@ export const logsDir = (env?: NodeJS.ProcessEnv): string => join(stateDir(env), 
 
 /** `<state>/tokens`: OAuth tokens, one `<backend>.json` (mode 0600) per backend. */
 export const tokensDir = (env?: NodeJS.ProcessEnv): string => join(stateDir(env), 'tokens');
+
+/** `<state>/pins.json`: the pinned tool and prompt definitions (mode 0600). */
+export const pinsFile = (env?: NodeJS.ProcessEnv): string => join(stateDir(env), 'pins.json');
 
 /**
  * The config folder of the client tools (the TUI's multi-server file):

@@ -3,9 +3,10 @@
  * Routes validate requests and serialise responses from these definitions,
  * and the OpenAPI document is generated from the same objects.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js';
 import { BACKEND_NAME_PATTERN, OPTIMIZER_MAX_LIMIT } from './config.js';
+import { FindingSchema, HOLD_REASONS } from './pinning.js';
 
 const Int = (opts: object = {}) => Type.Integer(opts);
 /** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
@@ -115,6 +116,8 @@ export const ToolInfoSchema = Type.Object({
     Type.String({ description: 'Hidden from clients: this backend keeps the same exposed name (conflict strategy `first-wins` or `priority`).' }),
   ),
   name_error: Type.Optional(Type.String({ description: 'Hidden from clients: the exposed name breaks the MCP tool-name rules, and why.' })),
+  pending: Type.Optional(StringEnum(HOLD_REASONS, { description: 'Its definition waits for approval (GET /tools/pending), and why.' })),
+  quarantined: Type.Optional(Type.Boolean({ description: 'Hidden from clients until an operator approves its definition.' })),
 });
 export const ResourceInfoSchema = Type.Object({
   uri: Type.String(),
@@ -300,6 +303,63 @@ export const SkillActionSchema = Type.Object({
   action: StringEnum(['enabled', 'disabled'] as const),
   ok: Type.Boolean(),
 });
+
+// --- definition pins (docs/tool-pinning.md) ---
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const TextChangeSchema = Type.Object({
+  before: Nullable(Type.String()),
+  after: Nullable(Type.String()),
+});
+const UnifiedDiff = (what: string) =>
+  Type.String({ description: `Unified diff of ${what} as indented JSON with sorted keys, pinned → current ('' when the same).` });
+
+const pendingFields = {
+  name: Type.String({ description: 'Exposed name.' }),
+  backend: Type.String(),
+  reason: StringEnum(HOLD_REASONS, {
+    description:
+      '`changed`: differs from its pin; `new`: appeared after the first pin (`new_tools: quarantine`); `suspicious`: holds invisible characters or hidden instructions.',
+  }),
+  quarantined: Type.Boolean({ description: 'Hidden from clients until approved (else served and reported: mode `warn`).' }),
+  since: Type.String({ description: 'ISO 8601: when this definition was first seen.' }),
+  hash: Type.String({ description: 'SHA-256 of the definition waiting; approving with it approves exactly this one.' }),
+  pinned_hash: Nullable(Type.String({ description: 'SHA-256 of the pinned definition; null when there is none.' })),
+  findings: Type.Array(FindingSchema, { description: 'Suspicious text found, whatever the reason.' }),
+};
+
+export const PendingToolSchema = Type.Object({
+  ...pendingFields,
+  tool: Type.String({ description: "The backend's own name for it." }),
+  diff: Type.Object({
+    description: TextChangeSchema,
+    title: Type.Optional(TextChangeSchema),
+    input_schema: UnifiedDiff('the input schema'),
+    output_schema: Type.Optional(UnifiedDiff('the output schema (only when it differs)')),
+    annotations: Type.Optional(UnifiedDiff('the annotations (only when they differ)')),
+  }),
+});
+export const PendingPromptSchema = Type.Object({
+  ...pendingFields,
+  prompt: Type.String({ description: "The backend's own name for it." }),
+  diff: Type.Object({ description: TextChangeSchema, title: Type.Optional(TextChangeSchema), arguments: UnifiedDiff('the arguments') }),
+});
+export const PendingToolsSchema = Type.Object({ pending: Type.Array(PendingToolSchema) });
+export const PendingPromptsSchema = Type.Object({ pending: Type.Array(PendingPromptSchema) });
+
+export const ApproveBodySchema = Type.Object({
+  hash: Type.Optional(
+    Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Approve only if this is still the definition waiting (the `hash` of the pending entry read).' }),
+  ),
+});
+const approvedFields = {
+  name: Type.String(),
+  backend: Type.String(),
+  approved: Type.Boolean(),
+  hash: Type.String({ description: 'SHA-256 of the definition now pinned.' }),
+};
+export const ApprovedToolSchema = Type.Object({ ...approvedFields, tool: Type.String() });
+export const ApprovedPromptSchema = Type.Object({ ...approvedFields, prompt: Type.String() });
 
 // --- proxy calls ---
 

@@ -193,6 +193,12 @@ export type SessionStoreType = (typeof SESSION_STORES)[number];
 
 export const CONFLICT_STRATEGIES = ['prefix', 'first-wins', 'priority', 'error'] as const;
 
+/** `security.tool_pinning.mode` (docs/tool-pinning.md). */
+export const TOOL_PINNING_MODES = ['off', 'warn', 'enforce'] as const;
+export type ToolPinningMode = (typeof TOOL_PINNING_MODES)[number];
+/** `security.tool_pinning.new_tools`. */
+export const NEW_TOOL_POLICIES = ['allow', 'quarantine'] as const;
+
 export const ConfigSchema = Type.Object(
   {
     version: Type.Optional(Type.Union([Type.String(), Type.Number()], { description: 'Config format version, e.g. "1".' })),
@@ -375,6 +381,28 @@ export const ConfigSchema = Type.Object(
       },
       'Skills: folders with a SKILL.md and/or manifest.json.',
     ),
+    security: Section(
+      {
+        tool_pinning: Section(
+          {
+            mode: Type.Union(
+              TOOL_PINNING_MODES.map((m) => Type.Literal(m)),
+              {
+                default: 'warn',
+                description:
+                  '`warn`: a changed or suspicious definition stays served and is reported; `enforce`: it is quarantined until an operator approves it; `off`: no pins.',
+              },
+            ),
+            new_tools: Type.Union(
+              NEW_TOOL_POLICIES.map((p) => Type.Literal(p)),
+              { default: 'allow', description: "`quarantine`: a tool or prompt that appears after a backend's first catalog waits for approval." },
+            ),
+          },
+          'Trust on first use for tool and prompt definitions: pinned by hash, held back when they change (docs/tool-pinning.md).',
+        ),
+      },
+      'Security policies.',
+    ),
     registries: Type.Array(
       Type.Object(
         {
@@ -407,5 +435,6 @@ export type StdioBackendSpec = Static<typeof StdioBackendSchema>;
 export type HttpBackendSpec = Static<typeof SseBackendSchema> | Static<typeof StreamableHttpBackendSchema>;
 export type ConflictStrategy = (typeof CONFLICT_STRATEGIES)[number];
 export type FilterRuleSpec = Static<typeof FilterRule>;
+export type ToolPinningSettings = GatewayConfig['security']['tool_pinning'];
 export type BackendAuth = Static<typeof BackendAuthSchema>;
 export type BackendContainerSpec = Static<typeof BackendContainer>;

@@ -4,6 +4,8 @@
  * How a code maps to an HTTP status or a JSON-RPC error is decided in one
  * place: api/error-mapping.ts.
  */
+import type { DefinitionKind, HoldReason } from './pinning.js';
+
 export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
@@ -16,6 +18,11 @@ export type ErrorCode =
   | 'tool_not_found'
   | 'resource_not_found'
   | 'prompt_not_found'
+  | 'tool_quarantined'
+  | 'prompt_quarantined'
+  | 'not_pending'
+  | 'pending_definition_changed'
+  | 'pins_unreadable'
   | 'backend_unavailable'
   | 'backend_error'
   | 'backend_timeout'
@@ -88,6 +95,51 @@ export class ResourceNotFoundError extends GatewayError {
 export class PromptNotFoundError extends GatewayError {
   constructor(name: string) {
     super('prompt_not_found', `Unknown prompt: ${name}`, { prompt: name });
+  }
+}
+
+/** Why a definition waits, as a call to it is told (docs/tool-pinning.md). */
+const HOLD_EXPLANATIONS: Record<HoldReason, string> = {
+  changed: 'its definition changed since it was pinned',
+  new: "it appeared after the backend's definitions were pinned and waits for approval",
+  suspicious: 'its definition holds suspicious text (invisible characters or hidden instructions)',
+};
+
+/** A tool or prompt held back until an operator approves its definition: a call says why and how to approve it. */
+export class QuarantinedError extends GatewayError {
+  constructor(kind: DefinitionKind, name: string, backend: string, reason: HoldReason) {
+    const command = `gateway-client ${kind}s`;
+    super(
+      kind === 'tool' ? 'tool_quarantined' : 'prompt_quarantined',
+      `${kind === 'tool' ? 'Tool' : 'Prompt'} '${name}' is quarantined: ${HOLD_EXPLANATIONS[reason]}. ` +
+        `An operator can review it with "${command} diff ${name}" and approve it with "${command} approve ${name}".`,
+      { [kind]: name, backend, reason, approve_command: `${command} approve ${name}` },
+    );
+  }
+}
+
+/** POST /tools/{name}/approve of a name that does not wait for approval. */
+export class NotPendingError extends GatewayError {
+  constructor(kind: DefinitionKind, name: string) {
+    super('not_pending', `${kind === 'tool' ? 'Tool' : 'Prompt'} '${name}' is not waiting for approval`, { [kind]: name });
+  }
+}
+
+/** An approval named the hash the operator reviewed, and another definition waits now. */
+export class PendingDefinitionChangedError extends GatewayError {
+  constructor(kind: DefinitionKind, name: string, expected: string, current: string) {
+    super('pending_definition_changed', `The definition of ${kind} '${name}' waiting for approval is now ${current}, not ${expected}: review it again`, {
+      [kind]: name,
+      expected_hash: expected,
+      current_hash: current,
+    });
+  }
+}
+
+/** The pins file holds something that is not pins: the gateway does not start on pins it cannot trust. */
+export class PinsUnreadableError extends GatewayError {
+  constructor(location: string, problem: string, cause?: unknown) {
+    super('pins_unreadable', `${location} ${problem}; restore it, or remove it to pin every definition afresh`, { location }, { cause });
   }
 }
 

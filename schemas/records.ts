@@ -39,6 +39,7 @@ export const BackendRecordSchema = Type.Object({
   state: Type.String(),
   error: Type.Union([Type.String(), Type.Null()]),
   capabilities: Type.Object({ tools: Type.Integer(), resources: Type.Integer(), prompts: Type.Integer() }),
+  quarantined_tools: Type.Integer({ description: 'Tools held back from clients until an operator approves their definitions (docs/tool-pinning.md).' }),
   health: Type.Object({
     status: Type.String(),
     last_check: Type.Union([Type.String(), Type.Null()]),
@@ -81,6 +82,10 @@ export const STAGES = [
   'authorization_required',
   'store_unavailable',
   'store_recovered',
+  'tool_definition_changed',
+  'tool_quarantined',
+  'tool_flagged',
+  'tool_approved',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 

@@ -7,6 +7,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -159,6 +160,19 @@ describe('cli: gateway server', () => {
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toBe(0);
     await waitFor(() => !isAlive(pid), `backend process ${pid} to be gone after the gateway stopped`);
+  });
+
+  it('stops cleanly on SIGTERM and SIGINT sent as soon as the banner is out, while a file is being written (write-file-atomic listens for signals then)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
+    const cfg = writeYaml(dir, 'gateway.yaml', { server: { port: 0 }, audit: { enabled: false }, backends: {} });
+    const preload = pathToFileURL(join(repoRoot(), 'dist', 'test', 'fixtures', 'hold-signal-exit.js')).href;
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const gw = run(['server', '--config', cfg], { env: { NODE_OPTIONS: `--import=${preload}` } });
+      await gw.match(/Streamable HTTP/);
+      gw.child.kill(signal);
+      expect(await gw.exited, `exit code after ${signal} (null: killed by the signal)`).toBe(0);
+      expect(gw.output()).toContain('stop requested');
+    }
   });
 
   it('finds config.yaml, else config.yml, in the working directory; -vv shows backend process output', async () => {

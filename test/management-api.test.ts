@@ -85,8 +85,8 @@ describe('management API (open, two backends)', () => {
       expectKeys(res.body, ['backends']);
       expect(res.body.backends.map((b: { name: string }) => b.name)).toEqual(['s', 'h']);
       const s = res.body.backends[0];
-      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process.
-      expectKeys(s, ['name', 'type', 'group', 'phase', 'state', 'error', 'capabilities', 'health', 'conditions', 'labels', 'container']);
+      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process, and `quarantined_tools` (issue 25).
+      expectKeys(s, ['name', 'type', 'group', 'phase', 'state', 'error', 'capabilities', 'quarantined_tools', 'health', 'conditions', 'labels', 'container']);
       expect(s).toMatchObject({
         name: 's',
         type: 'stdio',
@@ -96,6 +96,7 @@ describe('management API (open, two backends)', () => {
         error: null,
         labels: { tier: 'a' },
         container: null,
+        quarantined_tools: 0,
       });
       expectKeys(s.capabilities, ['tools', 'resources', 'prompts']);
       expect(Number.isInteger(s.capabilities.tools) && s.capabilities.tools > 0).toBe(true);
@@ -415,9 +416,13 @@ describe('management API (open, two backends)', () => {
       ['post', '/tools/call'],
       ['get', '/tools/search'],
       ['post', '/resources/read'],
+      ['get', '/tools/pending'],
+      ['get', '/prompts/pending'],
+      ['post', '/tools/{name}/approve'],
+      ['post', '/prompts/{name}/approve'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(22);
+    expect(Object.keys(paths)).toHaveLength(26);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }]);
@@ -450,7 +455,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(22);
+      expect(operations).toHaveLength(26);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),
@@ -500,6 +505,8 @@ describe('management API (open, two backends)', () => {
         '/manage/v1/registry/install': true,
         '/manage/v1/tools/call': true,
         '/manage/v1/resources/read': true,
+        '/manage/v1/tools/{name}/approve': false,
+        '/manage/v1/prompts/{name}/approve': false,
       });
     });
 

@@ -316,6 +316,41 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
       process.env.GATEWAY_STATE_DIR = previousState;
     }
   });
+  it('marks a quarantined tool in the Tools view and on the dashboard, approves it with a after a confirmation, and hides a with --read-only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-tui-pins-'));
+    const defs = join(dir, 'definitions.json');
+    writeFileSync(defs, JSON.stringify({ tools: [{ name: 'read_file', description: 'Reads a file' }] }));
+    const gw = await startGateway({ security: { tool_pinning: { mode: 'enforce' } }, backends: { fx: stdioFixture(['--name', 'fx', '--definitions', defs]) } });
+    try {
+      writeFileSync(defs, JSON.stringify({ tools: [{ name: 'read_file', description: 'Reads any file' }] }));
+      await gw.gateway.controller.reconnect('fx');
+      const choice: ServerChoice = { name: 'pins', url: gw.url, source: 'flag' };
+
+      const ro = mount({ servers: [choice], active: choice, readOnly: true });
+      await ro.until((s) => /Quarantined\s+1 tool waits for approval \(fx 1;/.test(s), 'the quarantined count on the dashboard');
+      ro.keys('3/read_file\r');
+      await ro.until((s) => /^fx_read_file\s+fx\s+changed \(quarantined\)/m.test(s), 'the marked row (read-only)');
+      expect(ro.screen()).not.toMatch(/approve/);
+      ro.keys('a');
+      expect(ro.tui.getState().ui.overlay).toBeUndefined();
+
+      const rw = mount({ servers: [choice], active: choice });
+      rw.keys('3/read_file\r');
+      await rw.until((s) => /^fx_read_file\s+fx\s+changed \(quarantined\)/m.test(s) && /<a> approve a pending definition/.test(s), 'the marked row');
+      rw.keys('a');
+      await rw.until((s) => /Approve the current definition of fx_read_file/.test(s), 'the confirmation');
+      rw.keys('n');
+      await rw.until((s) => !/Approve the current definition/.test(s), 'the dialog gone after n');
+      expect(gw.gateway.controller.backendRecord('fx')?.quarantined_tools).toBe(1);
+      rw.keys('ay');
+      await rw.until((s) => /Approved fx_read_file: pinned sha256 [0-9a-f]{12}…/.test(s), 'the approval');
+      await rw.until((s) => /^fx_read_file\s+fx\s+Reads any file/m.test(s), 'the row without its mark');
+      expect(gw.gateway.controller.backendRecord('fx')?.quarantined_tools).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('toggles a skill and searches the registry (a local registry speaking API v0.1) against a real gateway', async () => {
     const registry = await startFakeRegistry({ servers: sampleServers() });
     const gw = await startGateway({

@@ -9,6 +9,7 @@ import type { Redactor } from '../../runtime/observability/logging/redactor.js';
 import type { SkillManager } from '../../runtime/skills/skill-manager.js';
 import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
+import type { DefinitionPins } from '../../runtime/pinning/definition-pins.js';
 
 export interface ListenAddress {
   host: string;
@@ -23,6 +24,8 @@ export interface ManagementContext {
   serving: ServingBackends;
   /** The tool search (GET /tools/search). */
   optimizer: ToolOptimizer;
+  /** Pinned definitions: what waits for approval, and approving it. */
+  pins: DefinitionPins;
   sessions: SessionTable;
   /** This replica's id (`$GATEWAY_REPLICA_ID`, else `<hostname>-<pid>`). */
   replicaId: string;

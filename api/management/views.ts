@@ -72,6 +72,7 @@ export function capabilitiesView(snap: RouteTable, q: Partial<CapabilitiesQuery>
         renamed: e.renamed,
         ...(e.hiddenBy !== undefined ? { hidden_by: e.hiddenBy } : {}),
         ...(e.nameError !== undefined ? { name_error: e.nameError } : {}),
+        ...(e.hold ? { pending: e.hold.reason, ...(e.hold.quarantined ? { quarantined: true } : {}) } : {}),
       })),
     resources: [...snap.resources.values()]
       .filter((e) => want('resources', e.backend, e.resource.uri, e.resource.name))

@@ -63,6 +63,7 @@ function describeBackend(io: Io, r: BackendRecord): string {
     ['Last check', r.health.last_check ?? '-'],
     ['Error', r.error ?? '-'],
     ['Capabilities', [count(r.capabilities.tools, 'tool'), count(r.capabilities.resources, 'resource'), count(r.capabilities.prompts, 'prompt')].join(', ')],
+    ['Quarantined', r.quarantined_tools ? io.c.red(`${count(r.quarantined_tools, 'tool')} (gateway-client tools pending)`) : '-'],
     [
       'Labels',
       Object.entries(r.labels)

@@ -7,9 +7,9 @@ import type { CommandClass } from 'clipanion';
 import type { ClientContext } from './client-command.js';
 import { CapabilitiesCommand, GroupsListCommand, HealthStatusCommand, SessionsListCommand, StatusCommand } from './monitoring.js';
 import { BackendsListCommand, BackendsReconnectCommand, BackendsShowCommand, ReauthCommand } from './backends.js';
-import { ToolsCallCommand, ToolsListCommand, ToolsSearchCommand } from './tools.js';
+import { ToolsApproveCommand, ToolsCallCommand, ToolsDiffCommand, ToolsListCommand, ToolsPendingCommand, ToolsSearchCommand } from './tools.js';
 import { ResourcesListCommand, ResourcesReadCommand } from './resources.js';
-import { PromptsGetCommand, PromptsListCommand } from './prompts.js';
+import { PromptsApproveCommand, PromptsDiffCommand, PromptsGetCommand, PromptsListCommand, PromptsPendingCommand } from './prompts.js';
 import { EventsFollowCommand, EventsListCommand } from './events.js';
 import { ReloadCommand, ShutdownCommand } from './control.js';
 import { SkillsDisableCommand, SkillsEnableCommand, SkillsListCommand } from './skills.js';
@@ -27,10 +27,16 @@ export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   ToolsListCommand,
   ToolsSearchCommand,
   ToolsCallCommand,
+  ToolsPendingCommand,
+  ToolsDiffCommand,
+  ToolsApproveCommand,
   ResourcesListCommand,
   ResourcesReadCommand,
   PromptsListCommand,
   PromptsGetCommand,
+  PromptsPendingCommand,
+  PromptsDiffCommand,
+  PromptsApproveCommand,
   SessionsListCommand,
   EventsListCommand,
   EventsFollowCommand,

@@ -1,10 +1,14 @@
-/** prompts list (management API), prompts get NAME [--arg key=value]… (MCP, which the API has no route for). */
+/**
+ * prompts list (management API), prompts get NAME [--arg key=value]… (MCP,
+ * which the API has no route for), prompts pending | diff NAME | approve NAME.
+ */
 import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
 import { buildStringArguments } from './tool-arguments.js';
 import { withMcpClient } from '../client/mcp-session.js';
+import { ApproveDefinitionCommand, DefinitionDiffCommand, PendingDefinitionsCommand } from './pending-definitions.js';
 
 export class PromptsListCommand extends ClientCommand {
   static override paths = [['prompts', 'list']];
@@ -42,4 +46,28 @@ export class PromptsGetCommand extends ClientCommand {
     );
     return EXIT.ok;
   }
+}
+
+export class PromptsPendingCommand extends PendingDefinitionsCommand {
+  static override paths = [['prompts', 'pending']];
+  static override usage = Command.Usage({ category: 'Capabilities', description: 'Prompts whose definitions wait for approval (GET /prompts/pending)' });
+  protected readonly kind = 'prompt';
+}
+
+export class PromptsDiffCommand extends DefinitionDiffCommand {
+  static override paths = [['prompts', 'diff']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'What changed in a pending prompt definition, and the suspicious text found',
+  });
+  protected readonly kind = 'prompt';
+}
+
+export class PromptsApproveCommand extends ApproveDefinitionCommand {
+  static override paths = [['prompts', 'approve']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'Pin the current definition of a prompt and serve it again (POST /prompts/{name}/approve)',
+  });
+  protected readonly kind = 'prompt';
 }

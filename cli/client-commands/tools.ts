@@ -1,4 +1,4 @@
-/** tools list [--backend NAME], tools search TEXT [--limit N], tools call NAME [--arg key=value]… [--json '{…}']. */
+/** tools list [--backend NAME], tools search TEXT [--limit N], tools call NAME [--arg key=value]… [--json '{…}'], tools pending | diff NAME | approve NAME. */
 import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, renderTable } from '../output/table.js';
@@ -7,6 +7,7 @@ import { buildArguments } from './tool-arguments.js';
 import { integerValue } from '../option-values.js';
 import { ToolSearchQuerySchema } from '../../schemas/api.js';
 import type { ToolCall } from '../client/api-types.js';
+import { ApproveDefinitionCommand, DefinitionDiffCommand, PendingDefinitionsCommand } from './pending-definitions.js';
 
 const SEARCH_LIMIT = ToolSearchQuerySchema.properties.limit;
 
@@ -15,7 +16,8 @@ export class ToolsListCommand extends ClientCommand {
   static override usage = Command.Usage({
     category: 'Capabilities',
     description: 'Tools, with the backend of each (GET /capabilities?type=tools)',
-    details: 'Tools hidden by a backend filter are listed with FILTERED true; clients never see them.',
+    details:
+      'Tools hidden by a backend filter are listed with FILTERED true; clients never see them. PENDING names why a definition waits for approval (red: quarantined, clients neither see nor call it).',
   });
 
   backend = Option.String('--backend', { description: 'Only the tools of this backend' });
@@ -23,8 +25,15 @@ export class ToolsListCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     io.print(await io.client.capabilities({ type: 'tools', backend: this.backend }), (caps) =>
       renderTable(
-        ['NAME', 'BACKEND', 'ORIGINAL', 'FILTERED', 'DESCRIPTION'],
-        caps.tools.map((t) => [t.name, t.backend, t.renamed ? t.original_name : '', t.filtered ? io.c.yellow('true') : '', clip(t.description)]),
+        ['NAME', 'BACKEND', 'ORIGINAL', 'FILTERED', 'PENDING', 'DESCRIPTION'],
+        caps.tools.map((t) => [
+          t.name,
+          t.backend,
+          t.renamed ? t.original_name : '',
+          t.filtered ? io.c.yellow('true') : '',
+          t.pending ? (t.quarantined ? io.c.red : io.c.yellow)(t.pending) : '',
+          clip(t.description),
+        ]),
       ),
     );
     return EXIT.ok;
@@ -81,6 +90,37 @@ export class ToolsCallCommand extends ClientCommand {
     io.print(result, (r) => toolResultText(io, r));
     return result.isError ? EXIT.failure : EXIT.ok;
   }
+}
+
+export class ToolsPendingCommand extends PendingDefinitionsCommand {
+  static override paths = [['tools', 'pending']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'Tools whose definitions wait for approval (GET /tools/pending)',
+    details:
+      'A definition waits when it differs from its pin, appeared later (`new_tools: quarantine`) or holds suspicious text. STATE quarantined: clients neither see nor call it.',
+  });
+  protected readonly kind = 'tool';
+}
+
+export class ToolsDiffCommand extends DefinitionDiffCommand {
+  static override paths = [['tools', 'diff']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'What changed in a pending tool definition, and the suspicious text found',
+    details: 'Removed lines red, added ones green (on a terminal). Invisible characters are written out: ⟦U+200B⟧, ⟦hidden: "…"⟧ for tag characters.',
+  });
+  protected readonly kind = 'tool';
+}
+
+export class ToolsApproveCommand extends ApproveDefinitionCommand {
+  static override paths = [['tools', 'approve']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'Pin the current definition of a tool and serve it again (POST /tools/{name}/approve)',
+    examples: [['Approve what diff showed', 'gateway-client tools approve fx_read_file --hash 3f1c…']],
+  });
+  protected readonly kind = 'tool';
 }
 
 /** Text items as they are; other items as one JSON line each. */

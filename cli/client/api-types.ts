@@ -26,6 +26,12 @@ export type SkillAction = Static<typeof api.SkillActionSchema>;
 export type RegistrySearch = Static<typeof api.RegistrySearchSchema>;
 export type RegistryServer = Static<typeof api.RegistryServerSchema>;
 export type ToolCall = Static<typeof api.ToolCallSchema>;
+export type PendingTool = Static<typeof api.PendingToolSchema>;
+export type PendingPrompt = Static<typeof api.PendingPromptSchema>;
+export type PendingTools = Static<typeof api.PendingToolsSchema>;
+export type PendingPrompts = Static<typeof api.PendingPromptsSchema>;
+export type ApprovedTool = Static<typeof api.ApprovedToolSchema>;
+export type ApprovedPrompt = Static<typeof api.ApprovedPromptSchema>;
 export type ResourceRead = Static<typeof api.ResourceReadSchema>;
 
 export type RegistryInstallRequest = Static<typeof api.RegistryInstallBodySchema>;

@@ -100,6 +100,15 @@ export class ManagementClient {
     this.request<T.RegistrySearch>('GET', '/registry/search', { query: { q, ...opts } });
   registryInstall = (body: T.RegistryInstallRequest) => this.request<T.RegistryInstall>('POST', '/registry/install', { body, timeoutMs: null });
 
+  // --- definition pins ---
+  pendingTools = () => this.request<T.PendingTools>('GET', '/tools/pending');
+  pendingPrompts = () => this.request<T.PendingPrompts>('GET', '/prompts/pending');
+  /** With `hash`, only if that definition is still the one waiting. */
+  approveTool = (name: string, hash?: string) =>
+    this.request<T.ApprovedTool>('POST', `/tools/${encodeURIComponent(name)}/approve`, { body: hash === undefined ? {} : { hash } });
+  approvePrompt = (name: string, hash?: string) =>
+    this.request<T.ApprovedPrompt>('POST', `/prompts/${encodeURIComponent(name)}/approve`, { body: hash === undefined ? {} : { hash } });
+
   // --- proxy ---
   callTool = (tool: string, args: Record<string, unknown>, signal?: AbortSignal) =>
     this.request<T.ToolCall>('POST', '/tools/call', { body: { tool, arguments: args }, signal, timeoutMs: null });

@@ -154,24 +154,38 @@ export class ServerCommand extends Command {
       return 1;
     }
     const release = releaseOnExit(session);
+    // Listening before the banner: a script may stop the gateway as soon as it reads it (or `gateway server -d`
+    // returns), and a signal that comes before there is a listener kills the process without a clean stop.
+    const stopped = new Promise<number>((resolveExit) => {
+      const done = () => {
+        release();
+        resolveExit(0);
+      };
+      let stopping = false;
+      // `on`, not `once`: while write-file-atomic writes a file (pins, skill state) signal-exit listens too,
+      // and re-raises a signal it believes no one else handles: that killed the gateway mid-stop. A second
+      // signal stops at once, as it did.
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (stopping) {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+          process.kill(process.pid, signal);
+          return;
+        }
+        stopping = true;
+        gateway.logger.info({ signal }, 'stop requested');
+        void gateway.shutdown().then(done);
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      gateway.onStopped(done);
+    });
     gateway.logger.info({ session }, `session ${session} (stop with: gateway stop ${session})`);
     // Start-up lines may still sit in the log buffer; they belong before the banner.
     flushLogsSync();
     const banner = { url: gateway.url, session, pid: process.pid };
     this.context.stdout.write(this.logFormat === 'json' ? jsonBanner(banner) : textBanner(banner));
     if (detachedLogFile) notifyDetachParent({ name: session, url: gateway.url, pid: process.pid });
-    return new Promise<number>((resolveExit) => {
-      const done = () => {
-        release();
-        resolveExit(0);
-      };
-      const stop = (signal: string) => {
-        gateway.logger.info({ signal }, 'stop requested');
-        void gateway.shutdown().then(done);
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      gateway.onStopped(done);
-    });
+    return stopped;
   }
 }

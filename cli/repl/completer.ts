@@ -28,6 +28,8 @@ const ARGUMENT_NAMES: Record<string, keyof NameSets> = {
   'backends reconnect': 'backends',
   reauth: 'backends',
   'tools call': 'tools',
+  'tools diff': 'pendingTools',
+  'tools approve': 'pendingTools',
   'resources read': 'resources',
   'prompts get': 'prompts',
   'skills enable': 'skills',

@@ -10,12 +10,14 @@ import { terminalSafe } from '../output/terminal-safe.js';
 export interface NameSets {
   backends: string[];
   tools: string[];
+  /** Tools whose definitions wait for approval (`tools diff`, `tools approve`). */
+  pendingTools: string[];
   resources: string[];
   prompts: string[];
   skills: string[];
 }
 
-const EMPTY: NameSets = { backends: [], tools: [], resources: [], prompts: [], skills: [] };
+const EMPTY: NameSets = { backends: [], tools: [], pendingTools: [], resources: [], prompts: [], skills: [] };
 
 export class LiveNames {
   private names: NameSets = EMPTY;
@@ -51,6 +53,7 @@ export class LiveNames {
     this.names = {
       backends: backends.status === 'fulfilled' ? typable(backends.value.backends.map((b) => b.name)) : this.names.backends,
       tools: caps.status === 'fulfilled' ? typable(caps.value.tools.filter((t) => !t.filtered).map((t) => t.name)) : this.names.tools,
+      pendingTools: caps.status === 'fulfilled' ? typable(caps.value.tools.filter((t) => t.pending).map((t) => t.name)) : this.names.pendingTools,
       resources: caps.status === 'fulfilled' ? typable(caps.value.resources.map((r) => r.uri)) : this.names.resources,
       prompts: caps.status === 'fulfilled' ? typable(caps.value.prompts.map((p) => p.name)) : this.names.prompts,
       skills: skills.status === 'fulfilled' ? typable(skills.value.skills.map((s) => s.name)) : [],

@@ -7,7 +7,8 @@ export interface CatalogCounts {
   catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
 }
 
-export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | undefined): BackendRecord {
+/** `quarantinedTools`: how many of its tools the route table holds back (docs/tool-pinning.md). */
+export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | undefined, quarantinedTools = 0): BackendRecord {
   // A backend held out by a name conflict serves nothing, so it counts nothing.
   const serving = conn && getCondition(status.conditions, 'Ready')?.reason !== 'NameConflict' ? conn.catalog : undefined;
   return {
@@ -22,6 +23,7 @@ export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | und
       resources: serving?.resources.length ?? 0,
       prompts: serving?.prompts.length ?? 0,
     },
+    quarantined_tools: quarantinedTools,
     health: { ...status.health },
     conditions: status.conditions.map((c) => ({ ...c })),
     labels: { ...(status.spec.labels ?? {}) },

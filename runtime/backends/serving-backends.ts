@@ -15,7 +15,7 @@ import type { BackendSpec } from '../../schemas/config.js';
 import { BackendConnection, type BackendBridge } from './backend-connection.js';
 import type { JsonObject, TargetRequestOptions } from '../routing/caller.js';
 import { AS_PROCESS, createBackendTransport, type OAuthSource, type Placement } from '../transports/create-backend-transport.js';
-import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type ListKind, type RouteTable } from '../routing/route-table.js';
+import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type DefinitionReview, type ListKind, type RouteTable } from '../routing/route-table.js';
 import { listResultJson } from '../transports/json-rpc.js';
 import type { BackendCatalog } from './backend-catalog.js';
 
@@ -65,6 +65,7 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   /** The catalogs of backends out of service that are expected back (reconnecting, failed). */
   private readonly resting = new Map<string, BackendCatalog>();
   private local?: LocalProvider;
+  private review?: DefinitionReview;
   /** One stable target object per local route name (subscriptions compare identities). */
   private localTargets = new Map<string, ServingTarget | undefined>();
   private table: RouteTable = emptyRouteTable();
@@ -152,6 +153,12 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     this.rebuild();
   }
 
+  /** Checks the backends' definitions against their pins whenever the table is built (runtime/pinning). */
+  reviewDefinitions(review: DefinitionReview): void {
+    this.review = review;
+    this.rebuild();
+  }
+
   /** A notification from a local provider's route (a skill file changed) goes to clients as a backend's would. */
   notifyFrom(route: string, notification: Notification): void {
     this.bridge.onNotification(route, notification);
@@ -166,7 +173,10 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     // Filters and renames come from desired state, so a config edit applies without reconnecting when possible.
     const inputs = order
       .filter((name) => this.serving.has(name))
-      .map((name) => ({ name, spec: this.desired.get(name) ?? this.serving.get(name)!.spec, catalog: this.serving.get(name)!.catalog }));
+      .map((name) => {
+        const conn = this.serving.get(name)!;
+        return { name, spec: this.desired.get(name) ?? conn.spec, catalog: conn.catalog, session: conn };
+      });
     const resting = order
       .filter((name) => this.resting.has(name) && !this.serving.has(name))
       .map((name) => ({ name, spec: this.desired.get(name)!, catalog: this.resting.get(name)! }));
@@ -175,7 +185,7 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     // The gateway's own capabilities have no config: no filters, no renames.
     const locals = [...localCatalogs].map(([name, catalog]) => ({ name, spec: {}, catalog, exact: true }));
     const before = this.table;
-    const table = buildRouteTable([...inputs, ...locals], this.desired.conflictPolicy, resting);
+    const table = buildRouteTable([...inputs, ...locals], this.desired.conflictPolicy, resting, this.review);
     const next = signaturesOf(table);
     const lists = new Set<ListKind>((Object.keys(next) as ListKind[]).filter((k) => next[k] !== this.signatures[k]));
     const verdicts = [...new Set([...before.rejected.keys(), ...table.rejected.keys()])].filter((n) => before.rejected.get(n) !== table.rejected.get(n));

@@ -10,6 +10,7 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { BackendSpec, ConflictStrategy, FilterRuleSpec } from '../../schemas/config.js';
+import type { HoldReason } from '../../schemas/pinning.js';
 import { toolNameProblem } from '../../schemas/tool-name.js';
 import type { BackendCatalog } from '../backends/backend-catalog.js';
 import { compileFilter } from './name-filter.js';
@@ -33,6 +34,8 @@ export interface ToolEntry extends Route {
   hiddenBy?: string;
   /** Hidden because the exposed name breaks the MCP tool-name rules: why. */
   nameError?: string;
+  /** Waits for an operator's approval of its definition (docs/tool-pinning.md); hidden from clients when `quarantined`. */
+  hold?: Hold;
 }
 
 export interface PromptEntry extends Route {
@@ -40,6 +43,38 @@ export interface PromptEntry extends Route {
   renamed: boolean;
   filtered: boolean;
   hiddenBy?: string;
+  hold?: Hold;
+}
+
+/** Why a definition waits for approval, and whether clients are kept from it meanwhile. */
+export interface Hold {
+  reason: HoldReason;
+  quarantined: boolean;
+}
+
+/** A quarantined tool or prompt: a call to it is told so, and why. */
+export interface QuarantinedRoute extends Route {
+  reason: HoldReason;
+}
+
+/** One of a backend's tools or prompts that its filters let through, as the backend listed it and as it would be exposed. */
+export interface Offered<T> {
+  original: string;
+  exposed: string;
+  item: T;
+}
+
+/**
+ * Checks a backend's definitions against their pins (runtime/pinning) each
+ * time the table is built, that is when a catalog changes: never per call.
+ * Answers the held ones by the backend's own names.
+ */
+export interface DefinitionReview {
+  review(
+    backend: string,
+    offered: { tools: Array<Offered<Tool>>; prompts: Array<Offered<Prompt>> },
+    session: object | undefined,
+  ): { tools: ReadonlyMap<string, Hold>; prompts: ReadonlyMap<string, Hold> };
 }
 
 export interface ResourceEntry extends Route {
@@ -71,6 +106,8 @@ export interface BackendInput {
   catalog: BackendCatalog;
   /** Names are served as they are (the gateway's own, e.g. skills): no prefix; a clash leaves them out instead of the backend. */
   exact?: boolean;
+  /** What serves the catalog now (the connection): told to the definition review, a new one is a new session with the backend. */
+  session?: object;
 }
 
 export interface RouteTable {
@@ -91,6 +128,8 @@ export interface RouteTable {
    * is told which backend is down instead of "unknown tool".
    */
   unavailable: Map<string, Route>;
+  /** Exposed names held back until an operator approves their definitions (never listed to clients). */
+  quarantined: { tools: Map<string, QuarantinedRoute>; prompts: Map<string, QuarantinedRoute> };
 }
 
 export interface ConflictPolicy {
@@ -107,8 +146,9 @@ export const emptyRouteTable = (): RouteTable => buildRouteTable([], { strategy:
  * (under `priority`, after the backends its `order` names).
  * `resting` are backends not serving now, with the catalog they last served:
  * their names fill `unavailable` where no serving backend holds them.
+ * `review` decides which serving definitions are held back (the gateway's own are not reviewed).
  */
-export function buildRouteTable(inConfigOrder: BackendInput[], policy: ConflictPolicy, resting: BackendInput[] = []): RouteTable {
+export function buildRouteTable(inConfigOrder: BackendInput[], policy: ConflictPolicy, resting: BackendInput[] = [], review?: DefinitionReview): RouteTable {
   const backends = precedence(inConfigOrder, policy);
   const snap: RouteTable = {
     tools: new Map(),
@@ -120,9 +160,11 @@ export function buildRouteTable(inConfigOrder: BackendInput[], policy: ConflictP
     conflicts: [],
     rejected: new Map(),
     unavailable: new Map(),
+    quarantined: { tools: new Map(), prompts: new Map() },
   };
   for (const backend of backends) {
-    const candidate = exposeBackend(backend, policy);
+    const exposed = exposeBackend(backend, policy);
+    const candidate = review && !backend.exact ? withHolds(exposed, backend, review) : exposed;
     const clashes = findClashes(snap, candidate);
     if (policy.strategy === 'error' && clashes.length > 0 && !backend.exact) {
       snap.conflicts.push(...clashes);
@@ -218,14 +260,37 @@ function exposeBackend({ name, spec, catalog, exact }: BackendInput, policy: Con
   return { name, tools, prompts, resources, templates };
 }
 
+/**
+ * The candidate with its held definitions marked. Only what clients could
+ * be offered is reviewed: a filtered tool or an unusable name is not.
+ * The entries are in catalog order (exposeBackend maps one to one).
+ */
+function withHolds(c: Candidate, { catalog, session }: BackendInput, review: DefinitionReview): Candidate {
+  const tools = c.tools.flatMap((t, i) => (t.filtered || t.nameError ? [] : [{ original: t.original, exposed: t.tool.name, item: catalog.tools[i]! }]));
+  const prompts = c.prompts.flatMap((p, i) => (p.filtered ? [] : [{ original: p.original, exposed: p.prompt.name, item: catalog.prompts[i]! }]));
+  const holds = review.review(c.name, { tools, prompts }, session);
+  if (holds.tools.size === 0 && holds.prompts.size === 0) return c;
+  return {
+    ...c,
+    tools: c.tools.map((t) => {
+      const hold = holds.tools.get(t.original);
+      return hold ? { ...t, hold } : t;
+    }),
+    prompts: c.prompts.map((p) => {
+      const hold = holds.prompts.get(p.original);
+      return hold ? { ...p, hold } : p;
+    }),
+  };
+}
+
 function findClashes(snap: RouteTable, c: Candidate): Conflict[] {
   const clashes: Conflict[] = [];
   const check = <E extends Route>(kind: Conflict['kind'], map: Map<string, E>, key: string) => {
     const owner = map.get(key);
     if (owner && owner.backend !== c.name) clashes.push({ kind, name: key, winner: owner.backend, loser: c.name });
   };
-  for (const t of c.tools) if (!t.filtered && !t.nameError) check('tool', snap.tools, t.tool.name);
-  for (const p of c.prompts) if (!p.filtered) check('prompt', snap.prompts, p.prompt.name);
+  for (const t of c.tools) if (!t.filtered && !t.nameError && !t.hold?.quarantined) check('tool', snap.tools, t.tool.name);
+  for (const p of c.prompts) if (!p.filtered && !p.hold?.quarantined) check('prompt', snap.prompts, p.prompt.name);
   for (const r of c.resources) if (!r.filtered) check('resource', snap.resources, r.resource.uri);
   // The same URI template twice (the same server configured twice) would be listed twice and only the first could ever match.
   for (const t of c.templates) {
@@ -242,12 +307,16 @@ function admit(snap: RouteTable, c: Candidate, clashes: Conflict[]): void {
   for (const t of c.tools) {
     const winner = lost.get(`tool:${t.tool.name}`);
     snap.all.tools.push(winner === undefined || t.filtered ? t : { ...t, hiddenBy: winner });
-    if (!t.filtered && !t.nameError && winner === undefined) snap.tools.set(t.tool.name, t);
+    if (t.filtered || t.nameError || winner !== undefined) continue;
+    if (t.hold?.quarantined) snap.quarantined.tools.set(t.tool.name, { backend: t.backend, original: t.original, reason: t.hold.reason });
+    else snap.tools.set(t.tool.name, t);
   }
   for (const p of c.prompts) {
     const winner = lost.get(`prompt:${p.prompt.name}`);
     snap.all.prompts.push(winner === undefined || p.filtered ? p : { ...p, hiddenBy: winner });
-    if (!p.filtered && winner === undefined) snap.prompts.set(p.prompt.name, p);
+    if (p.filtered || winner !== undefined) continue;
+    if (p.hold?.quarantined) snap.quarantined.prompts.set(p.prompt.name, { backend: p.backend, original: p.original, reason: p.hold.reason });
+    else snap.prompts.set(p.prompt.name, p);
   }
   for (const r of c.resources) {
     const winner = lost.get(`resource:${r.resource.uri}`);

@@ -9,6 +9,7 @@ import {
   BackendNotReadyError,
   BackendUnavailableError,
   PromptNotFoundError,
+  QuarantinedError,
   ResourceNotFoundError,
   ToolNotFoundError,
   BadRequestError,
@@ -178,8 +179,21 @@ export class Router {
     }
   }
 
-  /** A name that a backend not serving now had: say which backend and what it is doing (the audit record names it too). */
+  /**
+   * A name not served now: held back until an operator approves its
+   * definition, or had by a backend not serving now. Say which backend and
+   * why (the audit record names it too). Only a name the table lacks gets
+   * here: a served name costs nothing more.
+   */
   private notServing(ctx: OperationContext): Error | undefined {
+    const { quarantined } = this.serving.routes;
+    const kind = ctx.method === 'call_tool' ? 'tool' : ctx.method === 'read_resource' ? undefined : 'prompt';
+    const held = kind && (kind === 'tool' ? quarantined.tools : quarantined.prompts).get(ctx.capability);
+    if (kind && held) {
+      ctx.backend = held.backend;
+      ctx.originalName = held.original;
+      return new QuarantinedError(kind, ctx.capability, held.backend, held.reason);
+    }
     const route = this.serving.routes.unavailable.get(ctx.capability);
     if (route === undefined) return undefined;
     ctx.backend = route.backend;

@@ -56,7 +56,8 @@ export async function startGateway(config: Record<string, unknown>, opts: Gatewa
   // The gateway's own redactor, shared with the logger the test captures.
   const redactor = opts.redactor ?? new Redactor();
   const logger = opts.logger ?? createLogger({ level: opts.logLevel ?? 'debug', destination: sink, redactor });
-  const gateway = await Gateway.start({ configPath, ...opts, logger, redactor });
+  // Each gateway its own pins unless a test shares them (a restart): backends of other tests share names.
+  const gateway = await Gateway.start({ configPath, pinsFile: join(dir, 'pins.json'), ...opts, logger, redactor });
   const clients: Client[] = [];
 
   return {

@@ -1,4 +1,4 @@
-/** 1 Dashboard: the service, its health, backends by phase, sessions, the catalog and the newest events. */
+/** 1 Dashboard: the service, its health, backends by phase, quarantined tools, sessions, the catalog and the newest events. */
 import { PHASES } from '../../../schemas/records.js';
 import type { PageContext, PageSpec } from '../page-spec.js';
 import { line, seg, toneOf, type Line } from '../text.js';
@@ -54,9 +54,16 @@ function overview({ data, width }: PageContext): Line[] {
       ]),
     );
   fields.push(field('Backends', byPhase(data.backends)));
+  const quarantined = quarantinedTools(data.backends);
+  if (quarantined) fields.push(field('Quarantined', quarantined));
   if (sessions) fields.push(field('Sessions', `${sessions.active_sessions} active, ${sessions.sessions.length} in all`));
   if (caps)
-    fields.push(field('Catalog', `${caps.tools.filter((t) => !t.filtered).length} tools, ${caps.resources.length} resources, ${caps.prompts.length} prompts`));
+    fields.push(
+      field(
+        'Catalog',
+        `${caps.tools.filter((t) => !t.filtered && !t.quarantined).length} tools, ${caps.resources.length} resources, ${caps.prompts.length} prompts`,
+      ),
+    );
   if (skills) fields.push(field('Skills', `${skills.skills.filter((s) => s.status === 'enabled').length} enabled of ${skills.skills.length}`));
   return layoutFields(fields, width);
 }
@@ -74,6 +81,17 @@ function byPhase(backends: Array<{ name: string; phase: string }>): Line {
     out.push(seg(`${phase} ${names.length}`, { color: toneOf(phase) }), seg(` (${names.sort().join(', ')})`));
   }
   return out;
+}
+
+/** `2 tools wait for approval (fx 2)`, in red; undefined when none does. */
+function quarantinedTools(backends: Array<{ name: string; quarantined_tools: number }>): Line | undefined {
+  const held = backends.filter((b) => b.quarantined_tools > 0);
+  const total = held.reduce((n, b) => n + b.quarantined_tools, 0);
+  if (total === 0) return undefined;
+  return [
+    seg(`${total} tool${total === 1 ? '' : 's'} wait${total === 1 ? 's' : ''} for approval`, { color: 'red', bold: true }),
+    seg(` (${held.map((b) => `${b.name} ${b.quarantined_tools}`).join(', ')}; Tools view, a approves)`),
+  ];
 }
 
 function recentEvents({ data }: PageContext): Line[] {
