@@ -22,6 +22,7 @@ import type { Interceptor } from '../runtime/routing/operation.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
 import { Router } from '../runtime/routing/router.js';
 import { SubscriptionIndex } from '../runtime/routing/subscription-index.js';
+import { PluginSet } from '../runtime/plugins/plugin-set.js';
 import { SkillManager } from '../runtime/skills/skill-manager.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
 import { skillsProvider } from '../runtime/skills/skills-provider.js';
@@ -41,6 +42,8 @@ export interface Runtime {
   subscriptions: ResourceSubscriptions;
   sessions: SessionTable;
   requests: RequestTracker;
+  /** The plugin chain's plugins (`plugins:`); a reload rebuilds the chain. */
+  plugins: PluginSet;
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -66,11 +69,16 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   // Outgoing OAuth: tokens per backend in <state>/tokens, flows started by POST /reauth.
   const auth = new BackendAuthManager({ log: o.logger.child({ component: 'oauth' }), redactor });
   const serving = new ServingBackends(desired, new BackendTraffic(inFlight, fanout), o.logger.child({ component: 'backend' }), auth);
-  const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers });
+  // The plugin chain: its circuit breakers' states show in the backend records, their openings and closings as events.
+  const plugins = new PluginSet({ log: o.logger.child({ component: 'plugins' }), events: (e) => o.events.emit(e) });
+  const circuitOf = (backend: string) => plugins.circuitOf(backend);
+  const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers, circuitOf });
 
-  // Routing: every client operation, through audit and telemetry.
+  // Routing: every client operation, through audit and telemetry, and tool calls, prompts and reads through the plugins.
   const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase);
   router.setInterceptors(interceptors(config.audit.enabled, o));
+  await plugins.apply(config.plugins);
+  router.setPlugins(plugins.chain);
   const subscriptions = new ResourceSubscriptions(router, subscriptionIndex);
   sessions.onEnded((id) => subscriptions.dropSession(id));
   serving.on('routes', (_table, change) => {
@@ -90,6 +98,7 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
     subscriptions,
     sessions,
     requests: new RequestTracker(),
+    plugins,
   };
 }
 

@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js';
 import { BACKEND_NAME_PATTERN } from './config.js';
+import { EXECUTION_MODES } from './plugins.js';
 
 const Int = (opts: object = {}) => Type.Integer(opts);
 /** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
@@ -270,6 +271,29 @@ export const SkillActionSchema = Type.Object({
   action: StringEnum(['enabled', 'disabled'] as const),
   ok: Type.Boolean(),
 });
+
+// --- plugins (docs/plugins.md) ---
+
+export const PluginCountersSchema = Type.Object({
+  invocations: Int({ description: 'Calls it ran for.' }),
+  blocks: Int({ description: 'Calls it blocked (also the ones a `permissive` plugin only logged).' }),
+  redactions: Int({ description: 'Calls whose arguments or result it changed: redacted, truncated, cleaned, changed by a plugin of your own.' }),
+  cache_hits: Int(),
+  retries: Int(),
+  errors: Int({ description: 'Its own failures: thrown, timed out, did not load.' }),
+});
+export const PluginRecordSchema = Type.Object({
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  execution_mode: StringEnum(EXECUTION_MODES),
+  priority: Int(),
+  module: Type.Union([Type.String(), Type.Null()], {
+    description: 'Beyond the issue: the module of a plugin of your own (absolute path), null for a built-in.',
+  }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Beyond the issue: why it did not load, or null.' }),
+  counters: PluginCountersSchema,
+});
+export const PluginsSchema = Type.Object({ plugins: Type.Array(PluginRecordSchema, { description: 'In chain order (priority, then config order).' }) });
 
 // --- proxy calls ---
 

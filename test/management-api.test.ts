@@ -82,8 +82,8 @@ describe('management API (open, two backends)', () => {
       expectKeys(res.body, ['backends']);
       expect(res.body.backends.map((b: { name: string }) => b.name)).toEqual(['s', 'h']);
       const s = res.body.backends[0];
-      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process.
-      expectKeys(s, ['name', 'type', 'group', 'phase', 'state', 'error', 'capabilities', 'health', 'conditions', 'labels', 'container']);
+      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process, and `circuit` (issue 27): null with no circuit breaker.
+      expectKeys(s, ['name', 'type', 'group', 'phase', 'state', 'error', 'capabilities', 'health', 'conditions', 'labels', 'container', 'circuit']);
       expect(s).toMatchObject({
         name: 's',
         type: 'stdio',
@@ -93,6 +93,7 @@ describe('management API (open, two backends)', () => {
         error: null,
         labels: { tier: 'a' },
         container: null,
+        circuit: null,
       });
       expectKeys(s.capabilities, ['tools', 'resources', 'prompts']);
       expect(Number.isInteger(s.capabilities.tools) && s.capabilities.tools > 0).toBe(true);
@@ -408,11 +409,12 @@ describe('management API (open, two backends)', () => {
       ['get', '/skills'],
       ['post', '/skills/{name}/enable'],
       ['post', '/skills/{name}/disable'],
+      ['get', '/plugins'],
       ['post', '/tools/call'],
       ['post', '/resources/read'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(21);
+    expect(Object.keys(paths)).toHaveLength(22);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }]);
@@ -445,7 +447,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(21);
+      expect(operations).toHaveLength(22);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),

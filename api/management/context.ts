@@ -8,6 +8,7 @@ import type { Redactor } from '../../runtime/observability/logging/redactor.js';
 import type { SkillManager } from '../../runtime/skills/skill-manager.js';
 import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
+import type { PluginSet } from '../../runtime/plugins/plugin-set.js';
 
 export interface ListenAddress {
   host: string;
@@ -28,6 +29,8 @@ export interface ManagementContext {
   registry: RegistryClient;
   /** Outgoing OAuth: POST /reauth/{name} starts a flow here. */
   auth: BackendAuthManager;
+  /** The plugin chain (GET /plugins). */
+  plugins: PluginSet;
   /** Where the gateway listens (known once it listens). */
   listenAddress(): ListenAddress;
   /**

@@ -24,6 +24,7 @@ import { TOOL_NAME_PATTERN, toolNameProblem } from '../../schemas/tool-name.js';
 import { expandEnv } from './env-expand.js';
 import { closestKey } from './key-suggestion.js';
 import { nameProblems } from './name-checks.js';
+import { pluginProblems } from './plugin-checks.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
 import { privateKeyJwtAuth } from '../../runtime/auth/private-key-jwt.js';
@@ -105,7 +106,8 @@ export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayC
   // Schema problems too, so one run shows them all; except at a key whose value
   // could not be expanded (or resolved): that one is already reported.
   const unresolved = problems.map((p) => p.path);
-  problems.push(...[...schemaProblems(expanded), ...nameProblems(expanded)].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
+  const spanning = [...nameProblems(expanded), ...pluginProblems(expanded, opts.configDir)];
+  problems.push(...[...schemaProblems(expanded), ...spanning].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {
     for (const p of problems) Object.assign(p, positionOf(doc, lineCounter, p.path));
     throw new ConfigError(formatProblems('Invalid config', problems), problems);
@@ -137,7 +139,8 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const withoutBackends = { ...cfg };
   delete withoutBackends.backends;
-  if (!validateConfig(withoutBackends)) problems.push(...validateConfig.errors!.map((e) => toProblem(e, '')));
+  // An `if` error (a plugin's settings failed its `then`) only repeats the errors inside it.
+  if (!validateConfig(withoutBackends)) problems.push(...validateConfig.errors!.filter((e) => e.keyword !== 'if').map((e) => toProblem(e, '')));
   Object.assign(cfg, withoutBackends, { backends });
   if (backends === undefined || backends === null) {
     cfg.backends = {};

@@ -1,5 +1,5 @@
 /** The backend record of `GET /backends` (spec 2.2), from a status and the backend's live connection. */
-import type { BackendRecord } from '../../schemas/records.js';
+import type { BackendRecord, CircuitState } from '../../schemas/records.js';
 import type { BackendStatus } from './status-store.js';
 import { getCondition } from './conditions.js';
 
@@ -7,7 +7,8 @@ export interface CatalogCounts {
   catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
 }
 
-export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | undefined): BackendRecord {
+/** `circuit`: the backend's circuit under the circuit_breaker plugin, null without one. */
+export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | undefined, circuit: CircuitState | null = null): BackendRecord {
   // A backend held out by a name conflict serves nothing, so it counts nothing.
   const serving = conn && getCondition(status.conditions, 'Ready')?.reason !== 'NameConflict' ? conn.catalog : undefined;
   return {
@@ -26,5 +27,6 @@ export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | und
     conditions: status.conditions.map((c) => ({ ...c })),
     labels: { ...(status.spec.labels ?? {}) },
     container: status.container && { ...status.container },
+    circuit,
   };
 }
