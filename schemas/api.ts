@@ -276,8 +276,8 @@ export const SkillActionSchema = Type.Object({
 
 export const PluginCountersSchema = Type.Object({
   invocations: Int({ description: 'Calls it ran for.' }),
-  blocks: Int({ description: 'Calls it blocked (also the ones a `permissive` plugin only logged).' }),
-  redactions: Int({ description: 'Calls whose arguments or result it changed: redacted, truncated, cleaned, changed by a plugin of your own.' }),
+  blocks: Int({ description: 'Its blocks (a `permissive` plugin’s too, which only logged them; one call may be blocked on the way in and out).' }),
+  redactions: Int({ description: 'Arguments and results it changed: redacted, truncated, cleaned, changed by a plugin of your own.' }),
   cache_hits: Int(),
   retries: Int(),
   errors: Int({ description: 'Its own failures: thrown, timed out, did not load.' }),

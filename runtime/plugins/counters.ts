@@ -4,8 +4,9 @@ import type { PluginActionKind } from '../../schemas/audit-record.js';
 export interface PluginCounters {
   /** Calls it ran for. */
   invocations: number;
+  /** Each block: in the arguments and in the result of one call (permissive) are two. */
   blocks: number;
-  /** Calls whose arguments or result it changed: redactions, truncations, cleaned markdown, a change of your own. */
+  /** Arguments and results it changed: redactions, truncations, cleaned markdown, a change of your own. */
   redactions: number;
   cache_hits: number;
   retries: number;
