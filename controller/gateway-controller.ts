@@ -218,7 +218,9 @@ export class GatewayController {
     // One diff: the answer, and the names the loop is asked to look at.
     const diff = this.loop.apply(next.config.backends, next.config.conflict_resolution, loopPolicy(next.config));
     await this.syncWatcher();
-    await Promise.allSettled([...this.configListeners].map(async (listener) => listener(next.config)));
+    const followed = await Promise.allSettled([...this.configListeners].map(async (listener) => listener(next.config)));
+    for (const f of followed)
+      if (f.status === 'rejected') this.log.error({ err: f.reason as unknown }, 'a part of the gateway did not follow the reloaded config');
     this.events.emit({
       stage: 'reload',
       message: `config reloaded: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,

@@ -24,6 +24,7 @@ const MODULES = {
   'plugins/hanger.mjs': `export const hooks = { tool_pre_invoke() { return new Promise(() => {}); } };\n`,
   'plugins/blocker.mjs': `export default { hooks: { tool_pre_invoke(ctx) { ctx.block('not today'); } } };\n`,
   'plugins/misspelt.mjs': `export const hooks = { tool_pre_invok() {} };\n`,
+  'plugins/never-loads.mjs': `await new Promise(() => {});\nexport const hooks = {};\n`,
 };
 
 /** The complete example of docs/plugins.md, as the page shows it. */
@@ -56,6 +57,7 @@ describe('execution modes', () => {
           own('block-off', 'blocker', { enabled: false }),
           own('misspelt-enforce', 'misspelt', { execution_mode: 'enforce', conditions: { tools: ['f_counter_error'] } }),
           own('misspelt-ignore', 'misspelt'),
+          own('never-loads', 'never-loads', { timeout_s: 0.3 }),
         ],
       },
       { files: MODULES },
@@ -103,7 +105,7 @@ describe('execution modes', () => {
     expect(h.logs.some((l) => l.includes('plugin block-permissive would block this call (permissive)'))).toBe(true);
   });
 
-  it('disabled, enabled: false and a module that did not load (not enforced) are skipped', async () => {
+  it('disabled, enabled: false and a module that did not load or never finished loading (not enforced) are skipped', async () => {
     expect(await callText(client, 'f_attempts', { key: 'none' })).toBe('0');
     const records = await pluginRecords(h);
     const byName = Object.fromEntries(records.map((p) => [p.name, p]));
@@ -113,6 +115,8 @@ describe('execution modes', () => {
       'unknown hook `tool_pre_invok` (hooks: tool_pre_invoke, tool_post_invoke, prompt_pre_fetch, prompt_post_fetch, resource_pre_fetch, resource_post_fetch, on_load, on_unload)',
     );
     expect(byName['misspelt-ignore'].counters.invocations).toBe(0);
+    // A module whose import never finishes did not hold the start.
+    expect(byName['never-loads'].error).toBe('loading timed out after 0.3 s');
     expect(byName['throw-ignore'].counters).toMatchObject({ invocations: 1, errors: 1 });
     expect(byName['hang-ignore'].counters).toMatchObject({ invocations: 1, errors: 1 });
     expect(byName['block-ignore'].counters).toMatchObject({ invocations: 1, blocks: 1 });
@@ -214,6 +218,44 @@ describe('a plugin of your own: the example of docs/plugins.md, and hot reload',
     expect(journalLines().at(-1)).toBe('loaded');
     await h.close();
     expect(journalLines().at(-1)).toBe('unloaded');
+  });
+});
+
+describe('what a reload or a shutdown does not wait on', () => {
+  const sticky = `export const hooks = {};\nexport function on_unload() { return new Promise(() => {}); }\n`;
+  const entry = { name: 'sticky', module: './plugins/sticky.mjs', timeout_s: 0.3 };
+
+  it('holds neither a reload that removes it nor a graceful shutdown (each waits timeout_s for it)', async () => {
+    const h = await startGateway(
+      { feature_flags: { hot_reload: true }, backends: { f: guardrailBackend() }, plugins: [entry] },
+      { files: { 'plugins/sticky.mjs': sticky } },
+    );
+    const config = {
+      server: { host: '127.0.0.1', port: 0 },
+      feature_flags: { hot_reload: true },
+      backends: { f: guardrailBackend() },
+      containers: { enabled: false },
+    };
+    h.writeConfig({ ...config, plugins: [] });
+    expect((await managementClient(h.url).post('/reload')).body).toMatchObject({ reloaded: true });
+    expect(h.logs.filter((l) => l.includes('on_unload timed out after 0.3 s'))).toHaveLength(1);
+    h.writeConfig({ ...config, plugins: [entry] });
+    expect((await managementClient(h.url).post('/reload')).body).toMatchObject({ reloaded: true });
+    await h.close();
+    expect(h.logs.filter((l) => l.includes('on_unload timed out after 0.3 s'))).toHaveLength(2);
+    expect(h.logs.some((l) => l.includes('gateway stopped'))).toBe(true);
+  });
+
+  it('a part of the gateway that fails to follow a reload: the reload answers, and the failure is logged', async () => {
+    const h = await startGateway({ feature_flags: { hot_reload: true }, backends: { f: guardrailBackend() } });
+    try {
+      h.gateway.controller.onConfigApplied(() => Promise.reject(new Error('cannot follow')));
+      expect((await managementClient(h.url).post('/reload')).body).toMatchObject({ reloaded: true });
+      const logged = h.logs.find((l) => l.includes('a part of the gateway did not follow the reloaded config'));
+      expect(logged).toContain('cannot follow');
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -55,6 +55,8 @@ export interface PluginStatus {
 interface Loaded {
   /** Same name, module version and settings: the same instance. */
   key: string;
+  /** Its `timeout_s`, which `on_unload` gets too. */
+  timeoutMs: number;
   /** Absent when it did not load. */
   plugin?: Plugin;
   error?: string;
@@ -161,14 +163,24 @@ export class PluginSet {
 
   private async load(entry: PluginEntry, key: string): Promise<Loaded> {
     const counters = newCounters();
+    const timeoutMs = entry.timeout_s * 1000;
     try {
       if (entry.module === undefined) {
         if (!isBuiltinName(entry.name)) throw new Error(`no built-in plugin '${entry.name}'`);
-        return { key, counters, plugin: createBuiltin(entry.name, entry.settings, this.builtinContext(entry.name)) };
+        return { key, timeoutMs, counters, plugin: createBuiltin(entry.name, entry.settings, this.builtinContext(entry.name)) };
       }
-      const mod = await importOwnModule(entry.module, versionOf(entry.module));
-      await withTimeout(Promise.resolve(mod.on_load?.(entry.settings)), entry.timeout_s * 1000, 'on_load');
-      return { key, counters, plugin: ownPlugin(entry.name, mod, entry.settings) };
+      const path = entry.module;
+      // A module that never finishes importing (a top-level await) or loading must not hold the gateway's start.
+      const mod = await withTimeout(
+        (async () => {
+          const loaded = await importOwnModule(path, versionOf(path));
+          await loaded.on_load?.(entry.settings);
+          return loaded;
+        })(),
+        timeoutMs,
+        'loading',
+      );
+      return { key, timeoutMs, counters, plugin: ownPlugin(entry.name, mod, entry.settings) };
     } catch (err) {
       const error = errorMessage(err);
       counters.errors++;
@@ -176,7 +188,7 @@ export class PluginSet {
         { plugin: entry.name, module: entry.module, mode: entry.execution_mode },
         `plugin ${entry.name} did not load: ${error}${entry.execution_mode === 'enforce' ? ' (enforce: the calls it would see fail)' : ' (left out of the chain)'}`,
       );
-      return { key, counters, error };
+      return { key, timeoutMs, counters, error };
     }
   }
 
@@ -191,8 +203,11 @@ export class PluginSet {
 
   private async unload(loaded: ReadonlyArray<Loaded | undefined>): Promise<void> {
     for (const l of loaded) {
+      const unload = l?.plugin?.unload;
+      if (unload === undefined) continue;
       try {
-        await l?.plugin?.unload?.();
+        // A shutdown waits for it, so it gets the plugin's timeout too.
+        await withTimeout(Promise.resolve(unload()), l!.timeoutMs, 'on_unload');
       } catch (err) {
         this.deps.log.warn({ err }, 'a plugin failed to unload');
       }

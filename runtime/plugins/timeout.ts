@@ -1,4 +1,4 @@
-/** A plugin's hook (or `on_load`) may take at most its `timeout_s`; it keeps running, but nobody waits for it. */
+/** A plugin's hook (or its loading, or `on_unload`) may take at most its `timeout_s`; it keeps running, but nobody waits for it. */
 
 export class HookTimeout extends Error {
   constructor(what: string, ms: number) {
