@@ -50,6 +50,14 @@ describe('rate_limiter', () => {
     expect(err.data).toMatchObject({ error: 'rate_limited', per: 'session' });
   });
 
+  it('answers the management API with 429 and the same details', async () => {
+    const api = managementClient(h.url);
+    expect((await api.post('/tools/call', { tool: 'f_echo', arguments: { text: 'first' } })).status).toBe(200);
+    const refused = await api.post('/tools/call', { tool: 'f_echo', arguments: { text: 'second' } });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'rate_limited', details: { plugin: 'rate_limiter', per: 'session' } });
+  });
+
   it('audits and counts each block', async () => {
     const records = await auditRecords(h);
     const blocked = records.filter((r) => r.outcome.error_type === 'RateLimitedError');
