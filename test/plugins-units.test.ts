@@ -128,6 +128,20 @@ describe('detectors', () => {
     expect(tally).toEqual({ high_entropy_secret: 1 });
   });
 
+  it('a random value after a key-like name in text, in the ways text writes it; the name stays', () => {
+    const v = 'q8Zr3LmN0pXv7TbK2wYs9dFh';
+    const tally: Record<string, number> = {};
+    expect(redactSecrets(`set api_key=${v} now`, undefined, tally)).toBe('set api_key=[REDACTED:high_entropy_secret] now');
+    expect(redactSecrets(`{"client_secret": "${v}"}`, undefined, tally)).toBe('{"client_secret": "[REDACTED:high_entropy_secret]"}');
+    expect(redactSecrets(`password: '${v}'`, undefined, tally)).toBe("password: '[REDACTED:high_entropy_secret]'");
+    expect(redactSecrets(`my.db.password = ${v}`, undefined, tally)).toBe('my.db.password = [REDACTED:high_entropy_secret]');
+    expect(redactSecrets(`githubToken:${v}`, undefined, tally)).toBe('githubToken:[REDACTED:high_entropy_secret]');
+    expect(tally).toEqual({ high_entropy_secret: 5 });
+    // Not a key-like name, or not right before the separator: left alone.
+    expect(redactSecrets(`request_id=${v}, token for ${v}`, undefined, tally)).toBe(`request_id=${v}, token for ${v}`);
+    expect(tally).toEqual({ high_entropy_secret: 5 });
+  });
+
   it('never takes a UUID for a card, a phone number or a key', () => {
     const all = piiDetectors(['email', 'phone', 'credit_card', 'iban']);
     for (const uuid of ['12345678-1234-5678-1234-567812345678', '41111111-1111-1111-1111-111111111111', '550e8400-e29b-41d4-a716-446655440000']) {

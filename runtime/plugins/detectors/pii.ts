@@ -19,7 +19,8 @@ const DETECTORS: Record<PiiCategory, Detector> = {
   },
   // Unbroken, or in groups of four (the last one shorter).
   iban: { kind: 'iban', pattern: /\b[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?)\b/g, accept: ibanValid },
-  email: { kind: 'email', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g },
+  // Its pattern tries every word of a text: only a text with an `@` is scanned.
+  email: { kind: 'email', needs: '@', pattern: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g },
   phone: {
     kind: 'phone',
     // International (+, 8 to 15 digits) or North American (3-3-4) with separators.

@@ -29,8 +29,9 @@ export const SECRET_DETECTORS: readonly Detector[] = [
   },
   {
     kind: 'high_entropy_secret',
-    // name, an optional closing quote, `:` or `=`, an optional opening quote, the value.
-    pattern: /([A-Za-z][A-Za-z0-9_.-]{1,63})["']?\s*[:=]\s*["']?([A-Za-z0-9+/_.~=-]{16,})/g,
+    // name, an optional closing quote, `:` or `=`, an optional opening quote, the value. The match starts at
+    // the `:` or `=` and finds the name looking back: started at every letter of a text, it cost ten times more.
+    pattern: /[:=](?<=([A-Za-z][A-Za-z0-9_.-]{1,63})["']?\s*[:=])\s*["']?([A-Za-z0-9+/_.~=-]{16,})/g,
     group: 2,
     accept: (value, groups) => isKeyLikeName(groups[1] ?? '') && isHighEntropyToken(value),
   },
