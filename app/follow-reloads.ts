@@ -1,11 +1,12 @@
 /**
  * What follows the running config besides the controller: a reload may
- * change session limits, skills settings, container limits and the plugin
- * chain (rebuilt), and bring new literal credentials (headers, env) to
- * redact; a completed OAuth flow reconnects its backend.
+ * change session limits, skills settings, container limits, the optimizer
+ * and the plugin chain (rebuilt), and bring new literal credentials
+ * (headers, env) to redact; a completed OAuth flow reconnects its backend.
  */
 import { registerConfigSecrets } from '../runtime/secrets/register-config-secrets.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
+import { optimizerSettingsOf } from '../runtime/optimizer/settings.js';
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { Redactor } from '../runtime/observability/logging/redactor.js';
 import type { Runtime } from './runtime.js';
@@ -32,6 +33,7 @@ export function followReloads(runtime: Runtime, logger: Logger, redactor: Redact
     runtime.containers.updateConfig(config.containers);
     runtime.skills.configure(skillSettingsOf(config, controller.loaded.filePath)).catch((err: unknown) => logger.error({ err }, 'skills settings not applied'));
     runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
+    runtime.optimizer.configure(optimizerSettingsOf(config));
     try {
       registerConfigSecrets(config, redactor);
     } catch (err) {

@@ -44,6 +44,7 @@ export async function listen(
       controller,
       router: runtime.router,
       serving: runtime.serving,
+      optimizer: runtime.optimizer,
       sessions: runtime.sessions,
       events: controller.events,
       skills: runtime.skills,

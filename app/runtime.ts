@@ -21,6 +21,8 @@ import { InFlightCalls } from '../runtime/routing/in-flight-calls.js';
 import type { Interceptor } from '../runtime/routing/operation.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
 import { Router } from '../runtime/routing/router.js';
+import { ToolOptimizer } from '../runtime/optimizer/tool-optimizer.js';
+import { optimizerSettingsOf } from '../runtime/optimizer/settings.js';
 import { SubscriptionIndex } from '../runtime/routing/subscription-index.js';
 import { PluginSet } from '../runtime/plugins/plugin-set.js';
 import { SkillManager } from '../runtime/skills/skill-manager.js';
@@ -39,6 +41,7 @@ export interface Runtime {
   registry: RegistryClient;
   serving: ServingBackends;
   router: Router;
+  optimizer: ToolOptimizer;
   subscriptions: ResourceSubscriptions;
   sessions: SessionTable;
   requests: RequestTracker;
@@ -81,8 +84,11 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   router.setPlugins(plugins.chain);
   const subscriptions = new ResourceSubscriptions(router, subscriptionIndex);
   sessions.onEnded((id) => subscriptions.dropSession(id));
-  serving.on('routes', (_table, change) => {
-    fanout.listsChanged(change.lists);
+  // Tool search (find_tool, call_tool): with it on, clients hear of a tool list change only when what they see changes.
+  const optimizer = new ToolOptimizer(serving, router, (backend) => desired.get(backend)?.group ?? 'default', optimizerSettingsOf(config));
+  optimizer.on('toolsListChanged', () => fanout.listsChanged(new Set(['tools'])));
+  serving.on('routes', (table, change) => {
+    fanout.listsChanged(optimizer.visibleChanges(change.lists, table));
     void subscriptions.resync();
   });
 
@@ -95,6 +101,7 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
     registry: new RegistryClient(() => controller.config.registries, o.logger.child({ component: 'registry' })),
     serving,
     router,
+    optimizer,
     subscriptions,
     sessions,
     requests: new RequestTracker(),

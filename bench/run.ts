@@ -10,7 +10,7 @@
  *   BENCH_WARMUP    unmeasured warm-up seconds before each phase (default 1; quick 0.5)
  *   BENCH_CLIENTS   client counts of the overhead section (default 1,16)
  *   BENCH_WORKERS   load generator processes (default 1)
- *   BENCH_ONLY      comma list of sections: scenarios, overhead, sessions, tools, startup, plugins (default all; quick: scenarios, sessions, startup)
+ *   BENCH_ONLY      comma list of sections: scenarios, overhead, sessions, tools, startup, optimizer, plugins (default all; quick: scenarios, sessions, startup, optimizer)
  *   BENCH_PLUGIN_ROUNDS   rounds of the plugins section (default 3; quick 1)
  *   BENCH_PLUGIN_CLIENTS  client counts of the plugins section (default 1,16)
  *   BENCH_SCENARIOS comma list of scenario name prefixes (default all; see bench/scenarios.ts)
@@ -57,11 +57,14 @@ import {
 } from './harness.js';
 import { median } from './stats.js';
 import { otherCallsTable, pluginTable, pluginTargets, pluginsSection, type PluginResults } from './plugins.js';
+import { optimizerSection, type OptimizerResults } from './optimizer/section.js';
 
 const env = process.env;
 const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16').split(',').map(Number);
 const WORKERS = Math.max(1, Number(env.BENCH_WORKERS ?? 1));
-const SECTIONS = new Set((env.BENCH_ONLY ?? (QUICK ? 'scenarios,sessions,startup' : 'scenarios,overhead,sessions,tools,startup,plugins')).split(','));
+const SECTIONS = new Set(
+  (env.BENCH_ONLY ?? (QUICK ? 'scenarios,sessions,startup,optimizer' : 'scenarios,overhead,sessions,tools,startup,optimizer,plugins')).split(','),
+);
 const STARTUP_REPEAT = Number(env.BENCH_STARTUP_REPEAT ?? (QUICK ? 1 : 3));
 const IDLE_SESSIONS = Number(env.BENCH_IDLE_SESSIONS ?? 1000);
 const ABANDONED_SESSIONS = Number(env.BENCH_ABANDONED_SESSIONS ?? (QUICK ? 2000 : 10_000));
@@ -98,6 +101,7 @@ function overheadTable(rows: Row[]): string {
 
 interface Results {
   started_at: string;
+  optimizer?: OptimizerResults;
   machine: { cpus: number; model: string; node: string; clk_tck: number; loadavg_before: number[]; loadavg_after?: number[] };
   settings: Record<string, unknown>;
   scenarios?: ScenarioResults;
@@ -505,6 +509,10 @@ async function main(): Promise<void> {
       console.log(`\n# Start to all-Ready`);
       await startup(results);
     }
+    if (SECTIONS.has('optimizer')) {
+      console.log('\n# Optimizer: tools/list tokens, find_tool retrieval quality, search latency');
+      results.optimizer = await optimizerSection(ROOT);
+    }
     if (SECTIONS.has('plugins')) {
       console.log('\n# Plugins: the bench call (SDK callTool, /mcp → sdk-http) through each built-in plugin');
       results.plugins = await pluginsSection(lg, env.BENCH_BASELINE || undefined);
@@ -520,7 +528,7 @@ async function main(): Promise<void> {
   if (results.scenarios) {
     console.log('\n# Summary: scenarios');
     console.log(scenarioTable(results.scenarios.rows));
-    console.log('\n# Scenario goals (gateway scenarios and the floor proxy; +p50 and calls/s against the direct path to the same backend)');
+    console.log('\n# Scenario goals, anchored on the floor proxy of this run (+p50 against the direct path to the same backend)');
     console.log(goalTable(results.scenarios.goals));
   }
   if (results.overhead.length) {

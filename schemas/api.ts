@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js';
-import { BACKEND_NAME_PATTERN } from './config.js';
+import { BACKEND_NAME_PATTERN, OPTIMIZER_MAX_LIMIT } from './config.js';
 import { EXECUTION_MODES } from './plugins.js';
 
 const Int = (opts: object = {}) => Type.Integer(opts);
@@ -170,6 +170,23 @@ export const BatchSchema = Type.Object({
   backends: BackendsSchema,
   capabilities: CapabilitiesSchema,
   events: EventsSchema,
+});
+
+// --- tool search (the optimizer's find_tool, for operators) ---
+
+export const ToolSearchQuerySchema = Type.Object({
+  q: Type.String({ description: 'What the tool should do, in words (a query that matches nothing gives an empty list).' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: OPTIMIZER_MAX_LIMIT, description: 'How many tools at most; default `optimizer.max_results`.' })),
+});
+export const ToolSearchSchema = Type.Object({
+  tools: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'Exposed name.' }),
+      backend: Type.String(),
+      description: Type.String(),
+      score: Type.Number({ description: 'Relevance (BM25+ with weights); higher is better. Tools come best first.' }),
+    }),
+  ),
 });
 
 // --- control ---

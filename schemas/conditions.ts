@@ -42,7 +42,7 @@ export const CONDITION_REASONS = {
   HealthCheckFailed: ['NotChecked', 'HealthCheckPassed', 'SlowResponse', 'PingFailed'],
   ImageReady: ['Preparing', 'Built', 'Present', ...CONTAINER_FAILURES],
   ContainerRunning: ['Running', 'Exited', 'Stopped', 'BareProcess'],
-  Authenticated: ['Authorized', 'AuthorizationRequired'],
+  Authenticated: ['Authorized', 'AuthorizationRequired', 'InsufficientScope'],
 } as const satisfies Record<ConditionType, readonly string[]>;
 
 export type ReasonOf<T extends ConditionType> = (typeof CONDITION_REASONS)[T][number];

@@ -78,6 +78,9 @@ const commonBackendKeys = {
   enabled: Type.Optional(Type.Boolean({ default: true, description: 'A disabled backend is kept in config but never connected.' })),
 };
 
+/** The most tools one find_tool (or tools search) answer returns. */
+export const OPTIMIZER_MAX_LIMIT = 50;
+
 /** A size such as `512m`, `1g`, `256k` or plain bytes. */
 export const SIZE_PATTERN = '^[0-9]+(\\.[0-9]+)?[bkmgBKMG]?$';
 
@@ -249,8 +252,28 @@ export const ConfigSchema = Type.Object(
     feature_flags: Section(
       {
         hot_reload: Type.Boolean({ default: false, description: 'Watch the config file and the skills directory; allow POST /reload.' }),
+        optimizer: Type.Boolean({ default: false, description: 'Turn the tool-list optimizer on with its settings (same as `optimizer.enabled: true`).' }),
       },
       'Feature switches.',
+    ),
+    optimizer: Section(
+      {
+        enabled: Type.Boolean({
+          default: false,
+          description: 'Replace the tool list clients see with `find_tool` and `call_tool` (plus `keep_tools`).',
+        }),
+        keep_tools: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          description: 'Globs over exposed tool names: these are still listed as themselves.',
+        }),
+        max_results: Type.Integer({
+          minimum: 1,
+          maximum: OPTIMIZER_MAX_LIMIT,
+          default: 5,
+          description: `How many tools find_tool returns when the caller gives no limit (a caller may ask for up to ${OPTIMIZER_MAX_LIMIT}).`,
+        }),
+      },
+      'Tool search for large catalogs: clients find tools with find_tool and call them with call_tool.',
     ),
     controller: Section(
       {

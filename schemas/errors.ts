@@ -75,8 +75,10 @@ export class BackendNotFoundError extends GatewayError {
 }
 
 export class ToolNotFoundError extends GatewayError {
-  constructor(name: string) {
-    super('tool_not_found', `Unknown tool: ${name}`, { tool: name });
+  /** `suggestions`: names the caller may have meant (call_tool offers the closest ones). */
+  constructor(name: string, suggestions: readonly string[] = []) {
+    const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => `'${s}'`).join(', ')}?` : '';
+    super('tool_not_found', `Unknown tool: ${name}${hint}`, suggestions.length > 0 ? { tool: name, suggestions: [...suggestions] } : { tool: name });
   }
 }
 

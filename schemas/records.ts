@@ -87,6 +87,7 @@ export const STAGES = [
   'reauth_failed',
   'circuit_opened',
   'circuit_closed',
+  'authorization_required',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 

@@ -45,9 +45,9 @@ function sandbox(): Sandbox {
 
 const gateway = (sb: Sandbox, args: string[]) => runBin(GATEWAY_BIN, args, { env: sb.env });
 
-/** `gateway server -d`; returns the printed URL and pid. */
+/** `gateway server -d --wait` (its backends have had their first attempt when it returns); returns the printed URL and pid. */
 async function startDetached(sb: Sandbox, name?: string): Promise<{ url: string; pid: number; stdout: string }> {
-  const r = await gateway(sb, ['server', '-d', ...(name ? ['--name', name] : []), '--config', sb.config, '--port', '0']);
+  const r = await gateway(sb, ['server', '-d', '--wait', ...(name ? ['--name', name] : []), '--config', sb.config, '--port', '0']);
   expect(r.code, r.stderr).toBe(0);
   const url = /URL\s+(http:\/\/\S+)/.exec(r.stdout)![1];
   const pid = Number(/\(pid (\d+)\)/.exec(r.stdout)![1]);
@@ -124,6 +124,26 @@ describe('cli: detached server sessions', { timeout: 120_000 }, () => {
     expect(isAlive(beta.pid)).toBe(false);
     expect(await statusJson(sb)).toEqual([]);
     expect((await gateway(sb, ['status'])).stdout).toContain('No running gateway sessions');
+  });
+
+  it('server -d returns as soon as the server listens, with a slow backend still connecting (issue 28)', async () => {
+    const sb = sandbox();
+    // A backend that never answers initialize: its first attempt lasts the whole connect timeout.
+    writeFileSync(
+      sb.config,
+      stringify({
+        audit: { enabled: false },
+        backends: { slow: { type: 'stdio', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], timeouts: { connect_s: 60 } } },
+      }),
+    );
+    const r = await gateway(sb, ['server', '-d', '--name', 'quick', '--config', sb.config, '--port', '0']);
+    expect(r.code, r.stderr).toBe(0);
+    const url = /URL\s+(http:\/\/\S+)/.exec(r.stdout)![1];
+    pids.push(Number(/\(pid (\d+)\)/.exec(r.stdout)![1]));
+    // Had it waited for the backend, the attempt would be over (a minute later, Failed).
+    const backends = (await (await fetch(`${url}/manage/v1/backends`)).json()) as { backends: Array<{ name: string; phase: string }> };
+    expect(backends.backends).toEqual([expect.objectContaining({ name: 'slow', phase: 'Initializing' })]);
+    await gateway(sb, ['stop', 'quick', '--force']);
   });
 
   it('stop --force kills at once (the default session when no name is given) and removes its file', async () => {

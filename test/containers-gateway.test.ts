@@ -152,7 +152,7 @@ describe.skipIf(skipWithoutPodman)('the command line and containers', () => {
       }),
     );
     const env = { GATEWAY_STATE_DIR: join(dir, 'state'), GATEWAY_URL: '' };
-    const started = await runBin(GATEWAY_BIN, ['server', '-d', '--name', 'boxed', '--config', config, '--port', '0'], { env });
+    const started = await runBin(GATEWAY_BIN, ['server', '-d', '--wait', '--name', 'boxed', '--config', config, '--port', '0'], { env });
     expect(started.code, started.stderr).toBe(0);
     const pid = Number(/\(pid (\d+)\)/.exec(started.stdout)![1]);
     try {

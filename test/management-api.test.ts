@@ -411,10 +411,11 @@ describe('management API (open, two backends)', () => {
       ['post', '/skills/{name}/disable'],
       ['get', '/plugins'],
       ['post', '/tools/call'],
+      ['get', '/tools/search'],
       ['post', '/resources/read'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(22);
+    expect(Object.keys(paths)).toHaveLength(23);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }]);
@@ -447,7 +448,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(22);
+      expect(operations).toHaveLength(23);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),

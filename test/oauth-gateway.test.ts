@@ -102,6 +102,34 @@ describe('OAuth-protected backend through the gateway', () => {
     expect(((await client.callTool({ name: 'secure_whoami', arguments: {} })) as { isError?: boolean }).isError).toBeFalsy();
   });
 
+  it('a call that needs more scope: the backend stays Ready, the operator sees InsufficientScope and an event, reauth asks for the union (issue 28)', async () => {
+    const gw = h!;
+    const client = await gw.connect();
+    const denied = await client.callTool({ name: 'secure_admin_echo', arguments: { text: 'hi' } }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(denied?.message).toMatch(/needs authorization .*mcp:admin.*gateway-client reauth secure/);
+    await waitFor(() => condition(gw, 'Authenticated')?.reason === 'InsufficientScope', 'the InsufficientScope condition');
+    const record = gw.gateway.controller.backendRecord('secure')!;
+    expect(record.phase).toBe('Ready');
+    expect(condition(gw, 'Authenticated')).toMatchObject({ status: false, message: expect.stringMatching(/mcp:admin.*gateway-client reauth secure/) });
+    const event = await gw.waitForEvent((e) => e.backend === 'secure' && e.stage === 'authorization_required');
+    expect(event).toMatchObject({ severity: 'warning', details: { scope: expect.stringContaining('mcp:admin') } });
+    // What the token allows still works.
+    expect(((await client.callTool({ name: 'secure_whoami', arguments: {} })) as { isError?: boolean }).isError).toBeFalsy();
+
+    const started = await managementClient(gw.url).post('/reauth/secure');
+    const url = (started.body as { authorization_url: string }).authorization_url;
+    expect(new URL(url).searchParams.get('scope')!.split(' ')).toEqual(expect.arrayContaining(['mcp:tools', 'mcp:admin']));
+    await authorizeInBrowser(browser, url, new URL(url).searchParams.get('redirect_uri')!);
+    await gw.waitForEvent((e) => e.backend === 'secure' && e.stage === 'reauthenticated');
+    await waitFor(() => condition(gw, 'Authenticated')?.status === true, 'Authenticated again');
+    const after = await gw.connect();
+    const echoed = (await after.callTool({ name: 'secure_admin_echo', arguments: { text: 'hi' } })) as { content: Array<{ text: string }> };
+    expect(echoed.content[0]!.text).toContain('hi');
+  });
+
   it('POST /reauth for a backend without OAuth says so; an unknown backend is 404', async () => {
     const api = managementClient(h!.url);
     expect((await api.post('/reauth/nope')).status).toBe(404);

@@ -5,7 +5,8 @@
  * the config file; hot reload rebuilding the chain (kept, replaced and
  * removed plugins, on_load and on_unload); chain order and counters in
  * GET /manage/v1/plugins and `gateway-client plugins list`; workflow steps
- * passing the chain like client calls.
+ * and the optimizer's call_tool passing the chain like client calls; what a
+ * reload or a shutdown does not wait on.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -328,5 +329,30 @@ describe('workflow steps pass the chain like client calls', () => {
     expect(textOf(result)).not.toContain(key);
     const step = (await auditRecords(h)).find((r) => (r.metadata as Record<string, unknown>).workflow === 'shout' && r.outcome.status === 'error');
     expect(step?.metadata).toMatchObject({ step: 'say', plugins: [{ plugin: 'secrets_detection', action: 'block', where: 'arguments' }] });
+  });
+});
+
+describe("the optimizer's call_tool passes the chain as a call of the tool it names", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startGateway({
+      feature_flags: { optimizer: true },
+      backends: { f: guardrailBackend() },
+      plugins: [{ name: 'secrets_detection', conditions: { tools: ['f_echo'] } }],
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('a secret in the arguments of call_tool(f_echo) is redacted before the backend, and audited under f_echo', async () => {
+    const client = await h.connect();
+    const key = ['AKIA', 'IOSFODNN7EXAMPLE'].join('');
+    const result = await client.callTool({ name: 'call_tool', arguments: { name: 'f_echo', arguments: { text: `key ${key}` } } });
+    expect(textOf(result)).toBe('key [REDACTED:aws_access_key]');
+    const echo = (await auditRecords(h)).find((r) => r.target.capability_name === 'f_echo');
+    expect(echo?.metadata.plugins).toEqual([{ plugin: 'secrets_detection', action: 'redact', where: 'arguments', kinds: { aws_access_key: 1 } }]);
+    const [record] = await pluginRecords(h);
+    expect(record.counters).toMatchObject({ invocations: 1, redactions: 1 });
   });
 });

@@ -193,7 +193,7 @@ describe.skipIf(skipWithoutTmux)('gateway tui (tmux, real gateways)', { timeout:
     const gateway = (args: string[]) => runBin(GATEWAY_BIN, args, { env, cwd: dir });
     // Both runs log backend stderr (-vv) to the same file: <state>/logs/reused.log.
     const start = async () => {
-      const r = await gateway(['server', '-d', '--name', 'reused', '--config', config, '--port', '0', '-vv']);
+      const r = await gateway(['server', '-d', '--wait', '--name', 'reused', '--config', config, '--port', '0', '-vv']);
       expect(r.code, r.stderr).toBe(0);
       return {
         url: /URL\s+(http:\/\/\S+)/.exec(r.stdout)![1],

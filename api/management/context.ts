@@ -3,6 +3,7 @@ import type { GatewayController } from '../../controller/gateway-controller.js';
 import type { EventBus } from '../../controller/event-bus.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { Router } from '../../runtime/routing/router.js';
+import type { ToolOptimizer } from '../../runtime/optimizer/tool-optimizer.js';
 import type { SessionTable } from '../mcp/session-table.js';
 import type { Redactor } from '../../runtime/observability/logging/redactor.js';
 import type { SkillManager } from '../../runtime/skills/skill-manager.js';
@@ -21,6 +22,8 @@ export interface ManagementContext {
   controller: GatewayController;
   router: Router;
   serving: ServingBackends;
+  /** The tool search (GET /tools/search). */
+  optimizer: ToolOptimizer;
   sessions: SessionTable;
   /** Every management response and event stream passes through the same redactor as the logs. */
   redactor: Redactor;

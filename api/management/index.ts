@@ -20,6 +20,7 @@ import { registryRoutes } from './routes/registry.js';
 import { skillRoutes } from './routes/skills.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { pluginRoutes } from './routes/plugins.js';
+import { toolSearchRoutes } from './routes/tool-search.js';
 
 export type { ManagementContext, ListenAddress } from './context.js';
 
@@ -54,6 +55,7 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   skillRoutes(app, ctx);
   pluginRoutes(app, ctx);
   proxyRoutes(app, ctx);
+  toolSearchRoutes(app, ctx);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The start-up banner prints the API's root URL: it answers with what is there.

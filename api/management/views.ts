@@ -29,9 +29,9 @@ export function statusView(ctx: ManagementContext): StatusResponse {
       backend_count: Object.keys(controller.config.backends).length,
     },
     transport: { sse_url: `${addr.url}/sse`, streamable_http_url: `${addr.url}/mcp`, host: addr.host, port: addr.port },
-    // Spec 4 reports five flags; only hot_reload is a switch. The others state facts of this gateway.
+    // Spec 4 reports five flags; hot_reload and optimizer are switches. The others state facts of this gateway.
     feature_flags: {
-      optimizer: false, // there is no tool-list optimizer
+      optimizer: ctx.optimizer.enabled, // feature_flags.optimizer or optimizer.enabled
       hot_reload: controller.config.feature_flags.hot_reload,
       outgoing_auth: Object.values(controller.config.backends).some((b) => b.type !== 'stdio' && b.auth !== undefined),
       session_management: true, // sessions are always tracked, reaped and limited

@@ -18,6 +18,7 @@ import {
 import type { Router } from '../../runtime/routing/router.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { ResourceSubscriptions } from '../../runtime/routing/resource-subscriptions.js';
+import type { ToolOptimizer } from '../../runtime/optimizer/tool-optimizer.js';
 import type { CallerContext, ForwardOptions, JsonObject } from '../../runtime/routing/caller.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { cachedListResult } from '../../runtime/transports/json-rpc.js';
@@ -32,6 +33,8 @@ export interface SessionServerDeps {
   router: Router;
   serving: ServingBackends;
   subscriptions: ResourceSubscriptions;
+  /** With the optimizer on, the tool list is find_tool and call_tool (runtime/optimizer/). */
+  optimizer: ToolOptimizer;
   validator: jsonSchemaValidator;
 }
 
@@ -52,7 +55,7 @@ export function createSessionServer(deps: SessionServerDeps, session: ClientSess
   server.oninitialized = () => {
     const { lists } = deps.serving.routes;
     session.initialized = true;
-    session.capabilitySnapshot = { tools: lists.tools.length, resources: lists.resources.length, prompts: lists.prompts.length };
+    session.capabilitySnapshot = { tools: deps.optimizer.toolsList().length, resources: lists.resources.length, prompts: lists.prompts.length };
   };
   server.fallbackRequestHandler = async (request, extra) => {
     const signal = session.begin(request.id, extra.signal);
@@ -80,9 +83,11 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
   switch (request.method) {
     // Lists are served with their JSON computed once per route table (see cachedListResult).
     // The session's capability snapshot records how much it was last shown.
-    case 'tools/list':
-      session.capabilitySnapshot.tools = routes.lists.tools.length;
-      return cachedListResult('tools', routes.lists.tools);
+    case 'tools/list': {
+      const tools = deps.optimizer.toolsList(routes);
+      session.capabilitySnapshot.tools = tools.length;
+      return cachedListResult('tools', tools);
+    }
     case 'prompts/list':
       session.capabilitySnapshot.prompts = routes.lists.prompts.length;
       return cachedListResult('prompts', routes.lists.prompts);
@@ -92,6 +97,7 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
     case 'resources/templates/list':
       return cachedListResult('resourceTemplates', routes.lists.resourceTemplates);
     case 'tools/call':
+      if (deps.optimizer.handles(params.name)) return deps.optimizer.call(callerOf(session, request, extra), params, forwardOptions(extra));
       return deps.router.callTool(callerOf(session, request, extra), params, forwardOptions(extra));
     case 'resources/read':
       return deps.router.readResource(callerOf(session, request, extra), params, forwardOptions(extra));

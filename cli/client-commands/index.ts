@@ -7,7 +7,7 @@ import type { CommandClass } from 'clipanion';
 import type { ClientContext } from './client-command.js';
 import { CapabilitiesCommand, GroupsListCommand, HealthStatusCommand, SessionsListCommand, StatusCommand } from './monitoring.js';
 import { BackendsListCommand, BackendsReconnectCommand, BackendsShowCommand, ReauthCommand } from './backends.js';
-import { ToolsCallCommand, ToolsListCommand } from './tools.js';
+import { ToolsCallCommand, ToolsListCommand, ToolsSearchCommand } from './tools.js';
 import { ResourcesListCommand, ResourcesReadCommand } from './resources.js';
 import { PromptsGetCommand, PromptsListCommand } from './prompts.js';
 import { EventsFollowCommand, EventsListCommand } from './events.js';
@@ -26,6 +26,7 @@ export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   GroupsListCommand,
   CapabilitiesCommand,
   ToolsListCommand,
+  ToolsSearchCommand,
   ToolsCallCommand,
   ResourcesListCommand,
   ResourcesReadCommand,

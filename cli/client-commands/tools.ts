@@ -1,10 +1,14 @@
-/** tools list [--backend NAME], tools call NAME [--arg key=value]… [--json '{…}']. */
+/** tools list [--backend NAME], tools search TEXT [--limit N], tools call NAME [--arg key=value]… [--json '{…}']. */
 import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
 import { buildArguments } from './tool-arguments.js';
+import { integerValue } from '../option-values.js';
+import { ToolSearchQuerySchema } from '../../schemas/api.js';
 import type { ToolCall } from '../client/api-types.js';
+
+const SEARCH_LIMIT = ToolSearchQuerySchema.properties.limit;
 
 export class ToolsListCommand extends ClientCommand {
   static override paths = [['tools', 'list']];
@@ -21,6 +25,32 @@ export class ToolsListCommand extends ClientCommand {
       renderTable(
         ['NAME', 'BACKEND', 'ORIGINAL', 'FILTERED', 'DESCRIPTION'],
         caps.tools.map((t) => [t.name, t.backend, t.renamed ? t.original_name : '', t.filtered ? io.c.yellow('true') : '', clip(t.description)]),
+      ),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class ToolsSearchCommand extends ClientCommand {
+  static override paths = [['tools', 'search']];
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'Search the tools by what they do, best first (GET /tools/search: what find_tool answers)',
+    details: "The optimizer's search (docs/optimizer.md), whether or not the optimizer is on. No match is an empty table, not an error.",
+    examples: [['Find a tool', 'gateway-client tools search "create an issue on github"']],
+  });
+
+  query = Option.String();
+  limit = Option.String('--limit', {
+    description: `How many tools at most (${SEARCH_LIMIT.minimum}..${SEARCH_LIMIT.maximum}; default optimizer.max_results)`,
+    validator: integerValue(SEARCH_LIMIT),
+  });
+
+  async run(io: Io): Promise<number> {
+    io.print(await io.client.searchTools(this.query, this.limit), (found) =>
+      renderTable(
+        ['NAME', 'BACKEND', 'SCORE', 'DESCRIPTION'],
+        found.tools.map((t) => [t.name, t.backend, t.score.toFixed(2), clip(t.description)]),
       ),
     );
     return EXIT.ok;

@@ -13,6 +13,7 @@ export type Groups = Static<typeof api.GroupsSchema>;
 export type Capabilities = Static<typeof api.CapabilitiesSchema>;
 export type CapabilitiesQuery = Static<typeof api.CapabilitiesQuerySchema>;
 export type ToolInfo = Static<typeof api.ToolInfoSchema>;
+export type ToolSearch = Static<typeof api.ToolSearchSchema>;
 export type Sessions = Static<typeof api.SessionsSchema>;
 export type Events = Static<typeof api.EventsSchema>;
 export type EventsQuery = Partial<Static<typeof api.EventsQuerySchema>>;

@@ -88,6 +88,9 @@ export class ManagementClient {
   shutdown = (timeoutSeconds?: number) =>
     this.request<T.Shutdown>('POST', '/shutdown', { body: timeoutSeconds === undefined ? {} : { timeout_seconds: timeoutSeconds } });
 
+  /** The optimizer's search (what find_tool answers). */
+  searchTools = (q: string, limit?: number) => this.request<T.ToolSearch>('GET', '/tools/search', { query: { q, ...(limit !== undefined ? { limit } : {}) } });
+
   // --- skills ---
   skills = () => this.request<T.Skills>('GET', '/skills');
   setSkill = (name: string, enabled: boolean) => this.request<T.SkillAction>('POST', `/skills/${encodeURIComponent(name)}/${enabled ? 'enable' : 'disable'}`);

@@ -23,7 +23,8 @@ export class ServerCommand extends Command {
     description: 'Start the gateway',
     details:
       'Reads the config (--config, else config.yaml or config.yml in the working directory), connects every backend and serves MCP on /mcp and /sse. ' +
-      'With --detach it runs in the background and returns once it listens. Each running server is a named session (see `gateway status`).',
+      'It prints its banner (and with --detach returns) as soon as it listens: backends connect in the background (see `gateway status`); ' +
+      'with --wait it first waits until every backend has had its first connect attempt. Each running server is a named session (see `gateway status`).',
     examples: [
       ['Start on the default address', 'gateway server'],
       ['Another config and port', 'gateway server --config my.yaml --port 9100 -v'],
@@ -46,6 +47,9 @@ export class ServerCommand extends Command {
     validator: acceptedBy(sessionNameProblem),
   });
   logFile = Option.String('--log-file', { description: 'With --detach: where the output goes (default <state>/logs/<name>.log)' });
+  wait = Option.Boolean('--wait', false, {
+    description: 'Print the banner (with --detach: return) only once every backend has had its first connect attempt (for scripts)',
+  });
 
   async execute(): Promise<number> {
     const problem = this.usageProblem();
@@ -79,6 +83,7 @@ export class ServerCommand extends Command {
       ...(this.logLevel !== undefined ? ['--log-level', this.logLevel] : []),
       ...(this.logFormat !== undefined ? ['--log-format', this.logFormat] : []),
       ...(this.verbose > 0 ? [`-${'v'.repeat(this.verbose)}`] : []),
+      ...(this.wait ? ['--wait'] : []),
       '--name',
       name,
     ];
@@ -122,6 +127,8 @@ export class ServerCommand extends Command {
         logFormat: this.logFormat,
         verbosity: this.verbose,
         redactor,
+        // The banner (and a detached start's return) comes as soon as the port is ours, unless --wait asks for the backends.
+        waitForBackends: this.wait,
       });
     } catch (err) {
       // Not through the logger (it may not exist yet), so redact here: a

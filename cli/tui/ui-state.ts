@@ -3,7 +3,7 @@
  * at the bottom, details opened from it above), the line being typed, an
  * overlay, the last message. Immutable: every change makes a new object.
  */
-import type { EventRecord, RegistryServer } from '../client/api-types.js';
+import type { EventRecord, RegistryServer, ToolSearch } from '../client/api-types.js';
 import type { ServerChoice } from '../servers/server-choices.js';
 import type { LineBuffer } from './line-editor.js';
 import type { Line } from './text.js';
@@ -41,6 +41,8 @@ export interface Page {
   minSeverity?: (typeof SEVERITY_LEVELS)[number];
   /** Registry view: the last search's results. */
   found?: RegistryServer[];
+  /** Tools view: the last tool search's matches, best first (undefined: every tool, by name). */
+  toolHits?: ToolSearch['tools'];
 }
 
 export interface InputState extends LineBuffer {

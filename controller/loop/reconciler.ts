@@ -36,13 +36,15 @@ export interface BackendHandle extends Pingable {
   readonly endedReason?: string;
   /** Set when it ended because the user must authorize the gateway again (OAuth): no retry helps. */
   readonly authorizationRequired?: string;
+  /** Set when a call needed a scope the token lacks (OAuth step-up); the connection serves on. */
+  readonly stepUpRequired?: { scope: string; message: string };
   /** The container it runs in, once started. */
   readonly container?: ContainerRef;
   connect(): Promise<void>;
   close(): Promise<void>;
   once(event: 'closed', listener: (reason: string) => void): unknown;
-  /** After the catalog changed (a list_changed from the backend). */
-  on(event: 'catalog', listener: () => void): unknown;
+  /** After the catalog changed (a list_changed from the backend), or a call needed more scope. */
+  on(event: 'catalog' | 'stepUp', listener: () => void): unknown;
 }
 
 /** The connections in service and the route table built from them (runtime/backends/serving-backends.ts). */
@@ -82,6 +84,8 @@ interface Live<C> {
   container: ContainerMemory;
   /** The spec that needs the user's authorization: parked (no retries) until a reauth, a reconnect or new settings. */
   awaitingAuthorization?: BackendSpec;
+  /** The step-up need already recorded for the current connection. */
+  recordedStepUp?: object;
 }
 
 export interface ReconcilerDeps<C extends BackendHandle> {
@@ -194,6 +198,11 @@ export class Reconciler<C extends BackendHandle> {
     }
 
     this.recordConflict(name, live);
+    const stepUp = conn.stepUpRequired;
+    if (stepUp && stepUp !== live.recordedStepUp) {
+      live.recordedStepUp = stepUp;
+      this.record(name, T.insufficientScope(name, stepUp.scope, stepUp.message));
+    }
     // A young connection is looked at again once it has proven stable: only then is its backoff forgotten.
     const stableAt = live.connectedAt! + this.d.backoff.stableAfterMs;
     if (this.now() < stableAt) return { requeueAfterMs: stableAt - this.now() };
@@ -281,8 +290,9 @@ export class Reconciler<C extends BackendHandle> {
       this.record(name, T.attemptSuperseded());
       return { requeueAfterMs: 0 };
     }
-    // The event only asks for a look; the next reconcile records the loss.
+    // The events only ask for a look; the next reconcile records what happened.
     conn.once('closed', () => this.d.enqueue(name));
+    conn.on('stepUp', () => this.d.enqueue(name));
     live.conn = conn;
     live.connectedSpec = spec;
     live.connectedAt = this.now();

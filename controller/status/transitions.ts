@@ -122,6 +122,18 @@ export function authorizationRequired(name: string, message: string, answering: 
 
 // --- connected ---
 
+/**
+ * A call needed a scope the token lacks (OAuth step-up): the backend stays
+ * Ready for what the token allows, and the operator learns that a consent
+ * is needed and with which command.
+ */
+export function insufficientScope(name: string, scope: string, message: string): Transition {
+  return {
+    patch: { conditions: [{ type: 'Authenticated', status: false, reason: 'InsufficientScope', message }] },
+    events: [{ stage: 'authorization_required', severity: 'warning', message: `${name}: ${message}`, details: { scope } }],
+  };
+}
+
 export function reconnectForNewSettings(name: string): Transition {
   return { events: [{ stage: 'reconnect', message: `${name} reconnects: its connection settings changed`, details: { trigger: 'config' } }] };
 }

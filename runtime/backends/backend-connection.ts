@@ -64,6 +64,15 @@ const MAX_PAGES = 1000;
 export interface BackendConnectionEvents {
   catalog: [];
   closed: [reason: string];
+  /** A call needed more scope than the token has (see `stepUpRequired`). */
+  stepUp: [];
+}
+
+/** The backend asked for a scope the token lacks: calls that need it fail until the user consents again. */
+export interface StepUpNeed {
+  scope: string;
+  /** What to tell the operator (names the scope and the command that asks for consent). */
+  message: string;
 }
 
 export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
@@ -81,6 +90,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
   endedReason?: string;
   /** Set when it ended because the backend needs the user to authorize the gateway again (OAuth). */
   authorizationRequired?: string;
+  /** Set when a call needed a scope the token lacks; the connection serves on for what the token allows. */
+  stepUpRequired?: StepUpNeed;
   /** Requests the backend sent us that are being answered, by id (see connect()). */
   private readonly incoming = new Map<RequestId, AbortController>();
   /** Per kind, how many catalog loads have started: a slower, older load must not overwrite a newer one. */
@@ -208,9 +219,10 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       return (await client.request({ method, params }, PASSTHROUGH, options)) as JsonObject;
     } catch (err) {
       const auth = findAuthorizationRequired(err);
-      // The tokens are gone for good (a revoked refresh token): the backend waits for the user, not for a retry.
-      // A missing scope (step-up) fails only the calls that need it.
-      if (auth && !(auth instanceof AuthorizationRequiredError && auth.stepUpScope)) void this.endForAuthorization(auth.message);
+      // A missing scope (step-up) fails only the calls that need it: the operator is told, the backend serves on.
+      // Otherwise the tokens are gone for good (a revoked refresh token): the backend waits for the user, not for a retry.
+      if (auth instanceof AuthorizationRequiredError && auth.stepUpScope) this.needStepUp({ scope: auth.stepUpScope, message: auth.message });
+      else if (auth) void this.endForAuthorization(auth.message);
       throw toBackendError(this.name, err, opts.timeoutMs, opts.signal);
     }
   }
@@ -245,6 +257,12 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     } catch (err) {
       this.log.debug({ backend: this.name, err: (err as Error).message }, 'error while closing backend');
     }
+  }
+
+  private needStepUp(need: StepUpNeed): void {
+    if (this.stepUpRequired?.scope === need.scope) return;
+    this.stepUpRequired = need;
+    this.emit('stepUp');
   }
 
   /** Ends the connection because its OAuth tokens are gone; the controller parks it until a re-authentication. */

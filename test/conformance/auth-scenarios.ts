@@ -76,8 +76,9 @@ export const AUTH_SCENARIO_PLANS: Record<string, ClientScenarioPlan> = {
   },
 
   // Listing tools needs mcp:basic, calling one also mcp:write: the call fails
-  // with the scope named, the user consents again (a new authorization asking
-  // for both), and the call goes through.
+  // with the scope named; the operator sees that on the backend (Authenticated
+  // false, InsufficientScope, while it stays Ready) and consents again (a new
+  // authorization asking for both), and the call goes through.
   'auth/scope-step-up': {
     backendAuth: () => oauth(),
     async run(session) {
@@ -89,6 +90,8 @@ export const AUTH_SCENARIO_PLANS: Record<string, ClientScenarioPlan> = {
       } catch (err) {
         if (!needsAuthorization(err)) throw err;
       }
+      const seen = await user.stepUpNeeded();
+      if (!/reauth/.test(seen.message)) throw new Error(`the InsufficientScope condition does not say what to run: ${seen.message}`);
       const after = await user.consent();
       if (after.kind !== 'ready') throw new Error(`after the second consent the backend is not Ready: ${after.message}`);
       await callExposedTool(client, TOOL);

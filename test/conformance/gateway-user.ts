@@ -47,6 +47,23 @@ export class GatewayUser {
     throw new Error(`backend ${this.backend} did not settle within ${timeoutMs} ms (last record: ${JSON.stringify(last)})`);
   }
 
+  /**
+   * What an operator watches for after a client's call failed for want of a
+   * scope: the backend still Ready, its Authenticated condition false with
+   * reason InsufficientScope. Resolves with that condition.
+   */
+  async stepUpNeeded(timeoutMs = SETTLE_TIMEOUT_MS): Promise<{ message: string }> {
+    const deadline = Date.now() + timeoutMs;
+    let last: BackendRecord | undefined;
+    while (Date.now() < deadline) {
+      last = (await this.api.backends()).backends.find((b) => b.name === this.backend);
+      const authenticated = last?.conditions.find((c) => c.type === 'Authenticated');
+      if (last?.phase === 'Ready' && authenticated?.status === false && authenticated.reason === 'InsufficientScope') return authenticated;
+      await sleep(POLL_MS);
+    }
+    throw new Error(`backend ${this.backend} never showed Authenticated=false / InsufficientScope while Ready (last record: ${JSON.stringify(last)})`);
+  }
+
   /** Ready at once, or after one consent if the gateway asks for it; throws otherwise. */
   async ensureReady(): Promise<void> {
     let state = await this.settled();

@@ -20,6 +20,11 @@ export interface GatewayProcess {
 export interface StartCliOptions {
   /** Arguments after `server`. */
   args: string[];
+  /**
+   * Add `--wait` (the default here): the banner comes once every backend has had its first
+   * connect attempt, as most tests want; false sees the banner the moment the server listens.
+   */
+  wait?: boolean;
   cwd: string;
   env?: NodeJS.ProcessEnv;
   /** Defaults to this repository's build. */
@@ -38,7 +43,7 @@ export function cliPath(): string {
 
 /** Starts `gateway server` and resolves once the banner names the listening URL. */
 export async function startGatewayCli(opts: StartCliOptions): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [opts.cliPath ?? cliPath(), 'server', ...opts.args], {
+  const child = spawn(process.execPath, [opts.cliPath ?? cliPath(), 'server', ...(opts.wait === false ? [] : ['--wait']), ...opts.args], {
     cwd: opts.cwd,
     env: opts.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -124,7 +129,7 @@ export function listeningUrl(output: string): string | undefined {
 
 /** Runs `gateway server` expecting it to fail at startup; resolves with its exit code and output. */
 export function runGatewayCliToExit(opts: StartCliOptions): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [opts.cliPath ?? cliPath(), 'server', ...opts.args], {
+  const child = spawn(process.execPath, [opts.cliPath ?? cliPath(), 'server', ...(opts.wait === false ? [] : ['--wait']), ...opts.args], {
     cwd: opts.cwd,
     env: opts.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,284 @@
+/**
+ * The search index over the exposed tools (MiniSearch: BM25+ ranking, prefix
+ * and typo-tolerant matching). Each tool is indexed by its name split into
+ * words, its title, description, argument names and descriptions, and its
+ * backend's name and group; a query is analysed the same way and expanded
+ * with related words (synonyms.ts). Updated in place: only the tools whose
+ * definition changed are removed and added again.
+ */
+import MiniSearch, { type SearchResult } from 'minisearch';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ALL_STEPS, splitWords, termOf, type AnalysisSteps } from './text-analysis.js';
+import { expansionsOf } from './synonyms.js';
+
+/** One tool as the index sees it. */
+export interface IndexedTool {
+  /** The exposed name (what a client calls). */
+  name: string;
+  tool: Tool;
+  backend: string;
+  group: string;
+}
+
+export interface ToolMatch {
+  name: string;
+  description: string;
+  inputSchema: Tool['inputSchema'];
+  backend: string;
+  score: number;
+}
+
+/** Which of the search's steps are on: all of them in the gateway; the bench switches them one by one. */
+export interface SearchSteps extends AnalysisSteps {
+  /** Name and title count more than the description, which counts more than argument texts. */
+  fieldWeights: boolean;
+  /** A query word of 4 letters or more matches the words it begins ("crea" → create). */
+  prefix: boolean;
+  /** A query word of 5 letters or more matches words one letter away (two from 10 letters: "isue" → issue). */
+  fuzzy: boolean;
+  /** A query word also looks for related words (synonyms.ts). */
+  synonyms: boolean;
+}
+
+export const ALL_SEARCH_STEPS: SearchSteps = { ...ALL_STEPS, fieldWeights: true, prefix: true, fuzzy: true, synonyms: true };
+
+const FIELDS = ['name', 'title', 'description', 'args', 'backend'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** The numbers of the ranking (the bench tries others on the tuning half of its requests). */
+export interface SearchTuning {
+  /** How much a match in each field counts (with `fieldWeights`). */
+  fieldWeights: Record<Field, number>;
+  /** How much one related word counts against the typed word, divided by the square root of how many it has. */
+  expansionWeight: number;
+  /** MiniSearch's BM25+ parameters: term saturation, length normalisation, the floor of a matching term. */
+  bm25: { k: number; b: number; d: number };
+  /**
+   * Only the first words of a description are indexed (0: all). The first
+   * sentences say what a tool does; pages of usage instructions after them
+   * (some tools have 2,000 words) would otherwise match nearly any request.
+   */
+  descriptionWords: number;
+  /** A typed word is expanded only when at most this many tools have it (a word the catalog speaks needs no help). */
+  expandBelow: number;
+}
+
+export const DEFAULT_TUNING: SearchTuning = {
+  fieldWeights: { name: 3, title: 2, description: 1, args: 0.5, backend: 1.5 },
+  expansionWeight: 0.6,
+  // Classic BM25 (no BM25+ floor): a word matched once in a long text should not count for much.
+  bm25: { k: 1.2, b: 0.75, d: 0 },
+  descriptionWords: 60,
+  expandBelow: 10,
+};
+
+/** MiniSearch's own ranking, the whole description indexed, every typed word expanded: the bench's starting point. */
+export const PLAIN_TUNING: SearchTuning = {
+  ...DEFAULT_TUNING,
+  expansionWeight: 0.35,
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  descriptionWords: 0,
+  expandBelow: Infinity,
+};
+/** Above this share of changed tools, building a new index is cheaper than patching the old one. */
+const REBUILD_SHARE = 0.5;
+/** Tools indexed between two turns of the event loop in a chunked build (a few milliseconds each). */
+const BUILD_CHUNK = 50;
+
+export interface SearchOptions {
+  limit: number;
+  /** The tools the caller may see (default: all). */
+  visible?: (name: string) => boolean;
+}
+
+export class ToolIndex {
+  private mini: MiniSearch<IndexedTool>;
+  /** Exposed name → the indexed entry and the signature it was indexed with. */
+  private entries = new Map<string, { entry: IndexedTool; signature: string }>();
+
+  constructor(
+    private readonly steps: SearchSteps = ALL_SEARCH_STEPS,
+    private readonly tuning: SearchTuning = DEFAULT_TUNING,
+  ) {
+    this.mini = this.create();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Makes the index hold exactly these tools (at once: the bench and small catalogs). */
+  replace(tools: readonly IndexedTool[]): void {
+    const plan = this.plan(tools);
+    if (plan.rebuild) {
+      const mini = this.create();
+      mini.addAll(plan.entries);
+      this.mini = mini;
+    } else this.patch(plan.stale, plan.fresh);
+    this.entries = plan.next;
+  }
+
+  /**
+   * The same, building a new index in chunks with the event loop free between
+   * them (10,000 tools take seconds); the old index answers until the new one
+   * is complete. Callers must not run two at once.
+   */
+  async replaceInChunks(tools: readonly IndexedTool[]): Promise<void> {
+    const plan = this.plan(tools);
+    if (plan.rebuild) {
+      const mini = this.create();
+      await mini.addAllAsync(plan.entries, { chunkSize: BUILD_CHUNK });
+      this.mini = mini;
+    } else this.patch(plan.stale, plan.fresh);
+    this.entries = plan.next;
+  }
+
+  /** What a replace must do: patch the changed tools in, or build anew when most changed. */
+  private plan(tools: readonly IndexedTool[]) {
+    const next = new Map(tools.map((entry) => [entry.name, { entry, signature: signatureOf(entry) }]));
+    const stale = [...this.entries].filter(([name, old]) => next.get(name)?.signature !== old.signature).map(([name]) => name);
+    const fresh = [...next.values()].filter(({ entry, signature }) => this.entries.get(entry.name)?.signature !== signature).map((e) => e.entry);
+    const rebuild = stale.length + fresh.length > REBUILD_SHARE * Math.max(next.size, 1) || this.mini.dirtCount > this.mini.documentCount;
+    return { next, stale, fresh, rebuild, entries: [...next.values()].map((e) => e.entry) };
+  }
+
+  private patch(stale: string[], fresh: IndexedTool[]): void {
+    for (const name of stale) this.mini.discard(name);
+    this.mini.addAll(fresh);
+  }
+
+  /** The best matches for a request in words, best first; nothing matching is an empty list. */
+  search(query: string, opts: SearchOptions): ToolMatch[] {
+    const typed = this.queryTerms(query);
+    if (typed.length === 0) return [];
+    // A typed word with many related words gives each less weight, so it does not drown the other words of the query.
+    const weights = new Map<string, number>(typed.map((t) => [t, 1]));
+    if (this.steps.synonyms) {
+      for (const t of typed) {
+        if (this.tuning.expandBelow !== Infinity && this.documentFrequency(t) > this.tuning.expandBelow) continue;
+        const related = expansionsOf(t).filter((r) => !weights.has(r) || weights.get(r)! < 1);
+        for (const r of related) weights.set(r, Math.max(weights.get(r) ?? 0, this.tuning.expansionWeight / Math.sqrt(related.length)));
+      }
+    }
+    // Prefix and typo matching for the typed words only (a related word is a whole, correctly spelt word),
+    // prefixes from 4 letters ("sea" must not find "search"), typos from 5.
+    const loose = new Set(typed);
+    const results = this.mini.search([...weights.keys()].join(' '), {
+      ...(opts.visible ? { filter: (r: SearchResult) => opts.visible!(r.id as string) } : {}),
+      boostTerm: (term) => weights.get(term) ?? 1,
+      prefix: (term) => this.steps.prefix && term.length >= 4 && loose.has(term),
+      fuzzy: (term) => (this.steps.fuzzy && term.length >= 5 && loose.has(term) ? 0.2 : false),
+    });
+    return results.slice(0, opts.limit).map((r) => this.match(r));
+  }
+
+  /** Names close to one that does not exist (a typo, a missing prefix), best first. */
+  closestNames(name: string, count: number, visible?: (name: string) => boolean): string[] {
+    const terms = this.queryTerms(name);
+    if (terms.length === 0) return [];
+    return this.mini
+      .search(terms.join(' '), {
+        fields: ['name'],
+        fuzzy: 0.34,
+        prefix: true,
+        ...(visible ? { filter: (r: SearchResult) => visible(r.id as string) } : {}),
+      })
+      .slice(0, count)
+      .map((r) => r.id as string);
+  }
+
+  private documentFrequency(term: string): number {
+    return this.mini.search(term, { prefix: false, fuzzy: false }).length;
+  }
+
+  private queryTerms(query: string): string[] {
+    return [...new Set(splitWords(query).flatMap((w) => termOf(w, this.steps) ?? []))];
+  }
+
+  private match(r: SearchResult): ToolMatch {
+    const { entry } = this.entries.get(r.id as string)!;
+    return {
+      name: entry.name,
+      description: entry.tool.description ?? '',
+      inputSchema: entry.tool.inputSchema,
+      backend: entry.backend,
+      score: Math.round(r.score * 1000) / 1000,
+    };
+  }
+
+  private create(): MiniSearch<IndexedTool> {
+    const steps = this.steps;
+    return new MiniSearch<IndexedTool>({
+      idField: 'name',
+      fields: [...FIELDS],
+      extractField: (doc, field) => fieldText(doc, field as Field, this.tuning.descriptionWords),
+      tokenize: splitWords,
+      processTerm: (word) => termOf(word, steps),
+      searchOptions: {
+        // Query terms arrive analysed (queryTerms): the index's analysis must not run on them twice.
+        tokenize: (text) => text.split(' '),
+        processTerm: (term) => term,
+        boost: steps.fieldWeights ? this.tuning.fieldWeights : {},
+        bm25: this.tuning.bm25,
+        combineWith: 'OR',
+      },
+      autoVacuum: { batchSize: 5000, batchWait: 10, minDirtCount: 50, minDirtFactor: 0.2 },
+    });
+  }
+}
+
+function fieldText(doc: IndexedTool, field: Field, descriptionWords: number): string {
+  switch (field) {
+    case 'name':
+      return doc.name;
+    case 'title':
+      return doc.tool.title ?? doc.tool.annotations?.title ?? '';
+    case 'description':
+      return firstWords(doc.tool.description ?? '', descriptionWords);
+    case 'args':
+      return argumentText(doc.tool.inputSchema);
+    case 'backend':
+      return `${doc.backend} ${doc.group}`;
+  }
+}
+
+/** Argument names and descriptions, nested objects included (one level of arrays and objects is enough for real schemas). */
+function argumentText(schema: unknown, depth = 0): string {
+  if (typeof schema !== 'object' || schema === null || depth > 3) return '';
+  const s = schema as { properties?: Record<string, unknown>; items?: unknown; description?: unknown };
+  const parts: string[] = [];
+  for (const [name, prop] of Object.entries(s.properties ?? {})) {
+    parts.push(name);
+    const description = (prop as { description?: unknown } | null)?.description;
+    if (typeof description === 'string') parts.push(description);
+    parts.push(argumentText(prop, depth + 1));
+  }
+  if (s.items) parts.push(argumentText(s.items, depth + 1));
+  return parts.filter(Boolean).join(' ');
+}
+
+function firstWords(text: string, count: number): string {
+  if (count <= 0) return text;
+  const words = text.split(/\s+/);
+  return words.length <= count ? text : words.slice(0, count).join(' ');
+}
+
+/**
+ * What the index holds of a tool, cheaply: its texts, and its input schema by
+ * identity. A new route table copies each tool but keeps its schema object
+ * until the backend sends a new catalog, so an unchanged tool is recognised
+ * without serialising its schema (10,000 of them cost a third of a second).
+ */
+function signatureOf(e: IndexedTool): string {
+  const t = e.tool;
+  return [e.backend, e.group, t.name, t.title ?? '', t.annotations?.title ?? '', t.description ?? '', identity(t.inputSchema)].join('\u0000');
+}
+
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+
+function identity(value: object): number {
+  let id = identities.get(value);
+  if (id === undefined) identities.set(value, (id = nextIdentity++));
+  return id;
+}
