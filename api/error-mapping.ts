@@ -47,6 +47,10 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   // nginx's "client closed request": nobody reads it, but the audit and logs can tell it from a failure.
   request_cancelled: 499,
   registry_unavailable: 502,
+  rate_limited: 429,
+  circuit_open: 503,
+  plugin_blocked: 422,
+  plugin_failed: 500,
   internal_error: 500,
 };
 

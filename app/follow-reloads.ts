@@ -1,9 +1,8 @@
 /**
  * What follows the running config besides the controller: a reload may
- * change session limits, skills settings, container limits, the optimizer and the tool
- * pinning mode, and bring new
- * literal credentials (headers, env) to redact; a completed OAuth flow
- * reconnects its backend.
+ * change session limits, skills settings, container limits, the optimizer,
+ * the tool pinning mode and the plugin chain (rebuilt), and bring new literal
+ * credentials (headers, env) to redact; a completed OAuth flow reconnects its backend.
  */
 import { registerConfigSecrets } from '../runtime/secrets/register-config-secrets.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
@@ -41,5 +40,10 @@ export function followReloads(runtime: Runtime, logger: Logger, redactor: Redact
     } catch (err) {
       logger.error({ err }, 'reloaded config holds credentials too short to redact; they may appear in logs');
     }
+    // Returned, so the reload answers once the new chain is in place.
+    return runtime.plugins
+      .apply(config.plugins)
+      .then(() => runtime.router.setPlugins(runtime.plugins.chain))
+      .catch((err: unknown) => logger.error({ err }, 'plugin chain not rebuilt; the previous one stays'));
   });
 }

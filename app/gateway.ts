@@ -187,13 +187,14 @@ export class Gateway {
     for (const listener of this.stoppedListeners) listener();
   }
 
-  /** Releases what outlives the controller: skills, OAuth flows, leftover containers, then flushes what recorded it all. */
+  /** Releases what outlives the controller: skills, OAuth flows, plugins, leftover containers, then flushes what recorded it all. */
   private async release(): Promise<void> {
     const { logger, audit, telemetry } = this.observability;
     await this.runtime.skills.stop();
     this.runtime.auth.close();
     await this.runtime.shared?.cluster.close().catch((err: unknown) => logger.warn({ err }, 'could not close the session store connection'));
     await this.runtime.pins.flushed();
+    await this.runtime.plugins.close().catch((err: unknown) => logger.warn({ err }, 'plugins did not unload'));
     // Each container is removed with its connection; this catches any an interrupted start left behind.
     await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));
     await audit.close();

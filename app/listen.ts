@@ -59,6 +59,7 @@ export async function listen(
       skills: runtime.skills,
       registry: runtime.registry,
       auth: runtime.auth,
+      plugins: runtime.plugins,
       redactor,
       listenAddress: () => address,
       requestShutdown,

@@ -28,6 +28,7 @@ import { Router } from '../runtime/routing/router.js';
 import { ToolOptimizer } from '../runtime/optimizer/tool-optimizer.js';
 import { optimizerSettingsOf } from '../runtime/optimizer/settings.js';
 import { SubscriptionIndex } from '../runtime/routing/subscription-index.js';
+import { PluginSet } from '../runtime/plugins/plugin-set.js';
 import { SkillManager } from '../runtime/skills/skill-manager.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
 import { skillsProvider } from '../runtime/skills/skills-provider.js';
@@ -60,6 +61,8 @@ export interface Runtime {
   shared?: SharedSessions;
   /** Set by a graceful shutdown with shared sessions: the replica drains (no new session or stream; not ready). */
   drain: { retryS?: number };
+  /** The plugin chain's plugins (`plugins:`); a reload rebuilds the chain. */
+  plugins: PluginSet;
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -102,15 +105,20 @@ export async function buildRuntime(
   // Outgoing OAuth: tokens per backend in <state>/tokens, flows started by POST /reauth.
   const auth = new BackendAuthManager({ log: o.logger.child({ component: 'oauth' }), redactor });
   const serving = new ServingBackends(desired, new BackendTraffic(inFlight, fanout), o.logger.child({ component: 'backend' }), auth);
-  const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers });
+  // The plugin chain: its circuit breakers' states show in the backend records, their openings and closings as events.
+  const plugins = new PluginSet({ log: o.logger.child({ component: 'plugins' }), events: (e) => o.events.emit(e) });
+  const circuitOf = (backend: string) => plugins.circuitOf(backend);
+  const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers, circuitOf });
   // Trust on first use for definitions: checked each time the route table is built (a catalog changed), never per call.
   reportDefinitionPins(pins, o.events, o.logger.child({ component: 'pinning' }));
   serving.reviewDefinitions(pins);
   pins.on('changed', () => serving.refresh());
 
-  // Routing: every client operation, through audit and telemetry.
+  // Routing: every client operation, through audit and telemetry, and tool calls, prompts and reads through the plugins.
   const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase);
   router.setInterceptors(interceptors(config.audit.enabled, o));
+  await plugins.apply(config.plugins);
+  router.setPlugins(plugins.chain);
   const subscriptions = new ResourceSubscriptions(router, subscriptionIndex);
   sessions.onEnded((id) => subscriptions.dropSession(id));
   // Shared sessions: the replica holding a session's GET stream keeps its backends subscribed for it.
@@ -141,6 +149,7 @@ export async function buildRuntime(
     replicaId: replica,
     shared,
     drain: {},
+    plugins,
   };
 }
 

@@ -10,8 +10,10 @@
  *   BENCH_WARMUP    unmeasured warm-up seconds before each phase (default 1; quick 0.5)
  *   BENCH_CLIENTS   client counts of the overhead section (default 1,16)
  *   BENCH_WORKERS   load generator processes (default 1)
- *   BENCH_ONLY      comma list of sections: scenarios, stores, overhead, sessions, tools, startup (default all)
+ *   BENCH_ONLY      comma list of sections: scenarios, stores, overhead, sessions, tools, startup, optimizer, plugins (default all; quick: scenarios, stores, sessions, startup, optimizer)
  *   BENCH_STORE_ROUNDS  alternating rounds of the session-store comparison (default 6; quick 2)
+ *   BENCH_PLUGIN_ROUNDS   rounds of the plugins section (default 3; quick 1)
+ *   BENCH_PLUGIN_CLIENTS  client counts of the plugins section (default 1,16)
  *   BENCH_SCENARIOS comma list of scenario name prefixes (default all; see bench/scenarios.ts)
  *   BENCH_SCENARIO_CLIENTS  client counts of the scenarios (default 1,16)
  *   BENCH_BASELINE  another build's dist/cli/gateway.js: every gateway scenario also runs on it ("before")
@@ -56,13 +58,14 @@ import {
   type Target,
 } from './harness.js';
 import { median } from './stats.js';
+import { otherCallsTable, pluginTable, pluginTargets, pluginsSection, type PluginResults } from './plugins.js';
 import { optimizerSection, type OptimizerResults } from './optimizer/section.js';
 
 const env = process.env;
 const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16').split(',').map(Number);
 const WORKERS = Math.max(1, Number(env.BENCH_WORKERS ?? 1));
 const SECTIONS = new Set(
-  (env.BENCH_ONLY ?? (QUICK ? 'scenarios,stores,sessions,startup,optimizer' : 'scenarios,stores,overhead,sessions,tools,startup,optimizer')).split(','),
+  (env.BENCH_ONLY ?? (QUICK ? 'scenarios,stores,sessions,startup,optimizer' : 'scenarios,stores,overhead,sessions,tools,startup,optimizer,plugins')).split(','),
 );
 const STARTUP_REPEAT = Number(env.BENCH_STARTUP_REPEAT ?? (QUICK ? 1 : 3));
 const IDLE_SESSIONS = Number(env.BENCH_IDLE_SESSIONS ?? 1000);
@@ -109,6 +112,7 @@ interface Results {
   sessions?: Record<string, unknown>;
   tools_list?: { rows: Row[] };
   startup?: Record<string, unknown>;
+  plugins?: PluginResults;
   targets?: Array<{ target: string; limit: string; measured: string; met: boolean | null }>;
   duration_s?: number;
 }
@@ -466,6 +470,7 @@ function evaluate(results: Results): void {
         met: st.ratio <= 2,
       });
   }
+  if (results.plugins) t.push(...pluginTargets(results.plugins));
   results.targets = t;
 }
 
@@ -523,6 +528,10 @@ async function main(): Promise<void> {
       console.log('\n# Optimizer: tools/list tokens, find_tool retrieval quality, search latency');
       results.optimizer = await optimizerSection(ROOT);
     }
+    if (SECTIONS.has('plugins')) {
+      console.log('\n# Plugins: the bench call (SDK callTool, /mcp → sdk-http) through each built-in plugin');
+      results.plugins = await pluginsSection(lg, env.BENCH_BASELINE || undefined);
+    }
   } finally {
     lg.stop();
     killAll();
@@ -548,6 +557,12 @@ async function main(): Promise<void> {
   if (results.tools_list) {
     console.log('\n# Summary: tools/list');
     console.log(overheadTable(results.tools_list.rows));
+  }
+  if (results.plugins) {
+    console.log('\n# Summary: plugins (CPU per call of the gateway or the floor, median of the rounds; the chain’s own share of the no-plugin gateway’s)');
+    console.log(pluginTable(results.plugins.rows));
+    console.log('\n# Summary: plugins on other calls (in-process only: the chain’s own CPU per call)');
+    console.log(otherCallsTable(results.plugins.other_calls));
   }
   console.log('\n# Targets');
   console.log(

@@ -7,7 +7,7 @@
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { GatewayConfig } from '../schemas/config.js';
 import { GatewayError, ConfigError, BackendNotFoundError } from '../schemas/errors.js';
-import type { BackendRecord } from '../schemas/records.js';
+import type { BackendRecord, CircuitState } from '../schemas/records.js';
 import type { ReloadResponse } from '../schemas/api.js';
 import type { ServingBackends } from '../runtime/backends/serving-backends.js';
 import type { BackendConnection } from '../runtime/backends/backend-connection.js';
@@ -43,6 +43,8 @@ export interface GatewayControllerDeps {
   log: Logger;
   resolveSecrets?: SecretResolver;
   containers?: ContainerManagerPort;
+  /** A backend's circuit under the circuit_breaker plugin (runtime/plugins), null without one. */
+  circuitOf?: (backend: string) => CircuitState | null;
 }
 
 export class GatewayController {
@@ -53,9 +55,10 @@ export class GatewayController {
   private readonly loop: ControlLoop<BackendConnection>;
   private readonly log: Logger;
   private readonly resolveSecrets?: SecretResolver;
+  private readonly circuitOf: (backend: string) => CircuitState | null;
   private watcher?: ConfigWatcher;
   private reloading: Promise<unknown> | undefined;
-  private readonly configListeners = new Set<(config: GatewayConfig) => void>();
+  private readonly configListeners = new Set<(config: GatewayConfig) => void | Promise<void>>();
   private readonly serving: ServingBackends;
 
   constructor(d: GatewayControllerDeps) {
@@ -64,6 +67,7 @@ export class GatewayController {
     this.log = d.log;
     this.resolveSecrets = d.resolveSecrets;
     this.serving = d.serving;
+    this.circuitOf = d.circuitOf ?? (() => null);
     this.loop = new ControlLoop({
       desired: d.desired,
       status: d.status,
@@ -101,8 +105,12 @@ export class GatewayController {
     this.state = 'running';
   }
 
-  /** Told after every applied reload: what depends on the config follows (session limits, redaction). */
-  onConfigApplied(listener: (config: GatewayConfig) => void): () => void {
+  /**
+   * Told after every applied reload: what depends on the config follows
+   * (session limits, redaction, the plugin chain). A reload answers once
+   * the promises listeners return have settled.
+   */
+  onConfigApplied(listener: (config: GatewayConfig) => void | Promise<void>): () => void {
     this.configListeners.add(listener);
     return () => this.configListeners.delete(listener);
   }
@@ -156,7 +164,7 @@ export class GatewayController {
 
   backendRecord(name: string): BackendRecord | undefined {
     const st = this.loop.status.get(name);
-    return st && toBackendRecord(st, this.loop.serving(name), this.quarantinedTools(name));
+    return st && toBackendRecord(st, this.loop.serving(name), this.quarantinedTools(name), this.circuitOf(name));
   }
 
   /** How many of a backend's tools are held back until an operator approves them. */
@@ -222,7 +230,9 @@ export class GatewayController {
     // One diff: the answer, and the names the loop is asked to look at.
     const diff = this.loop.apply(next.config.backends, next.config.conflict_resolution, loopPolicy(next.config));
     await this.syncWatcher();
-    for (const listener of this.configListeners) listener(next.config);
+    const followed = await Promise.allSettled([...this.configListeners].map(async (listener) => listener(next.config)));
+    for (const f of followed)
+      if (f.status === 'rejected') this.log.error({ err: f.reason as unknown }, 'a part of the gateway did not follow the reloaded config');
     this.events.emit({
       stage: 'reload',
       message: `config reloaded: ${diff.added.length} added, ${diff.removed.length} removed, ${diff.changed.length} changed`,

@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js';
 import { BACKEND_NAME_PATTERN, OPTIMIZER_MAX_LIMIT } from './config.js';
 import { FindingSchema, HOLD_REASONS } from './pinning.js';
+import { EXECUTION_MODES } from './plugins.js';
 
 const Int = (opts: object = {}) => Type.Integer(opts);
 /** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
@@ -360,6 +361,29 @@ const approvedFields = {
 };
 export const ApprovedToolSchema = Type.Object({ ...approvedFields, tool: Type.String() });
 export const ApprovedPromptSchema = Type.Object({ ...approvedFields, prompt: Type.String() });
+
+// --- plugins (docs/plugins.md) ---
+
+export const PluginCountersSchema = Type.Object({
+  invocations: Int({ description: 'Calls it ran for.' }),
+  blocks: Int({ description: 'Its blocks (a `permissive` plugin’s too, which only logged them; one call may be blocked on the way in and out).' }),
+  redactions: Int({ description: 'Arguments and results it changed: redacted, truncated, cleaned, changed by a plugin of your own.' }),
+  cache_hits: Int(),
+  retries: Int(),
+  errors: Int({ description: 'Its own failures: thrown, timed out, did not load.' }),
+});
+export const PluginRecordSchema = Type.Object({
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  execution_mode: StringEnum(EXECUTION_MODES),
+  priority: Int(),
+  module: Type.Union([Type.String(), Type.Null()], {
+    description: 'Beyond the issue: the module of a plugin of your own (absolute path), null for a built-in.',
+  }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Beyond the issue: why it did not load, or null.' }),
+  counters: PluginCountersSchema,
+});
+export const PluginsSchema = Type.Object({ plugins: Type.Array(PluginRecordSchema, { description: 'In chain order (priority, then config order).' }) });
 
 // --- proxy calls ---
 

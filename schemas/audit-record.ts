@@ -51,11 +51,38 @@ export const AuditOutcome = Type.Object(
   { additionalProperties: false },
 );
 
+export const PLUGIN_ACTIONS = ['block', 'redact', 'truncate', 'clean', 'modify', 'cache_hit', 'retry', 'error'] as const;
+export type PluginActionKind = (typeof PLUGIN_ACTIONS)[number];
+
+/** What one plugin did to the operation (docs/plugins.md): never a value it found, only kinds and counts. */
+export const PluginAction = Type.Object(
+  {
+    plugin: Type.String(),
+    action: Type.Union(PLUGIN_ACTIONS.map((a) => Type.Literal(a))),
+    /** Where it acted: the arguments on the way in or the result on the way out. */
+    where: Type.Optional(Type.Union([Type.Literal('arguments'), Type.Literal('result')])),
+    /** What it found, by kind (`aws_access_key`, `email`, …), with how many of each. */
+    kinds: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
+    /** false: a block that did not stop the call (execution mode `permissive`). */
+    enforced: Type.Optional(Type.Boolean()),
+    /** The error code of a block (`rate_limited`, …) or why a plugin failed (`timeout`, `threw`, `not_loaded`). */
+    reason: Type.Optional(Type.String()),
+    /** A retry: its number, the delay before it and the error that caused it. */
+    attempt: Type.Optional(Type.Integer({ minimum: 1 })),
+    delay_ms: Type.Optional(Type.Number({ minimum: 0 })),
+    error_type: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type PluginAction = Static<typeof PluginAction>;
+
 /** Open object: transports may add their own keys (e.g. HTTP request id). */
 export const AuditMetadata = Type.Object(
   {
     transport: Type.String(),
     jsonrpc_id: Type.Union([Type.String(), Type.Number(), Type.Null()]),
+    /** Present when a plugin blocked, changed, answered from its cache or retried the operation. */
+    plugins: Type.Optional(Type.Array(PluginAction)),
   },
   { additionalProperties: true },
 );

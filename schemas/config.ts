@@ -8,6 +8,7 @@
 import { Type, type Static, type TSchema, type TProperties } from '@sinclair/typebox';
 import { LOG_LEVELS } from './log-levels.js';
 import { TOOL_NAME_CHARACTER, TOOL_NAME_PATTERN } from './tool-name.js';
+import { PluginEntrySchema } from './plugins.js';
 
 /** A closed object whose missing value defaults to `{}` so nested defaults apply. */
 const Section = <T extends TProperties>(props: T, description: string) => Type.Object(props, { additionalProperties: false, default: {}, description });
@@ -415,6 +416,10 @@ export const ConfigSchema = Type.Object(
       ),
       { default: [], description: 'MCP registries (API v0.1) searched in order by GET /registry/search.' },
     ),
+    plugins: Type.Array(PluginEntrySchema, {
+      default: [],
+      description: 'The plugin chain every tool call, prompt get and resource read passes through (docs/plugins.md); none: no chain at all.',
+    }),
     logging: Section(
       {
         level: Type.Union(

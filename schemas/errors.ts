@@ -41,6 +41,10 @@ export type ErrorCode =
   | 'session_store_unavailable'
   | 'unsupported_media_type'
   | 'payload_too_large'
+  | 'rate_limited'
+  | 'circuit_open'
+  | 'plugin_blocked'
+  | 'plugin_failed'
   | 'internal_error';
 
 export class GatewayError extends Error {
@@ -212,6 +216,24 @@ export class SessionStoreUnavailableError extends GatewayError {
   }
 }
 
+/** The rate_limiter plugin refused a call: too many in the current window for its key. */
+export class RateLimitedError extends GatewayError {
+  constructor(plugin: string, per: string, retryAfterS: number) {
+    super('rate_limited', `Rate limit exceeded (per ${per}); retry in ${retryAfterS} s`, { plugin, per, retry_after_s: retryAfterS });
+  }
+}
+
+/** The circuit_breaker plugin refused a call: the backend failed too often and its circuit is open. */
+export class CircuitOpenError extends GatewayError {
+  constructor(backend: string, retryAt: Date, retryAfterS: number) {
+    super('circuit_open', `Backend '${backend}' is failing: its circuit is open; it is tried again at ${retryAt.toISOString()} (in ${retryAfterS} s)`, {
+      backend,
+      retry_at: retryAt.toISOString(),
+      retry_after_s: retryAfterS,
+    });
+  }
+}
+
 /** The replica is draining (SIGTERM): it finishes what it runs and takes no new session or stream. */
 export class DrainingError extends GatewayError {
   constructor(retryAfterS: number) {
@@ -219,5 +241,23 @@ export class DrainingError extends GatewayError {
       state: 'draining',
       retry_after_s: retryAfterS,
     });
+  }
+}
+
+/**
+ * A plugin stopped the call on purpose (a secret or personal data found, an
+ * output too long, a plugin of your own that called `ctx.block`). The
+ * message names the plugin and the kinds found, never a value.
+ */
+export class PluginBlockedError extends GatewayError {
+  constructor(plugin: string, reason: string, details: Record<string, unknown> = {}) {
+    super('plugin_blocked', `Blocked by plugin ${plugin}: ${reason}`, { plugin, ...details });
+  }
+}
+
+/** A plugin in execution mode `enforce` failed (threw, timed out, did not load): the call fails with it. */
+export class PluginFailedError extends GatewayError {
+  constructor(plugin: string, reason: string) {
+    super('plugin_failed', `Plugin ${plugin} failed: ${reason}`, { plugin, reason });
   }
 }

@@ -31,6 +31,10 @@ export const ContainerRefSchema = Type.Object({
 });
 export type ContainerRef = Static<typeof ContainerRefSchema>;
 
+/** A backend's circuit under the circuit_breaker plugin (docs/plugins.md). */
+export const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
+export type CircuitState = (typeof CIRCUIT_STATES)[number];
+
 export const BackendRecordSchema = Type.Object({
   name: Type.String(),
   type: Type.String(),
@@ -49,6 +53,9 @@ export const BackendRecordSchema = Type.Object({
   labels: Type.Record(Type.String(), Type.String()),
   container: Type.Union([ContainerRefSchema, Type.Null()], {
     description: 'The hardened container a stdio backend runs in; null for a bare process or an HTTP backend.',
+  }),
+  circuit: Type.Union([...CIRCUIT_STATES.map((s) => Type.Literal(s)), Type.Null()], {
+    description: 'Its circuit under the circuit_breaker plugin; null when no circuit breaker is configured.',
   }),
 });
 export type BackendRecord = Static<typeof BackendRecordSchema>;
@@ -79,6 +86,8 @@ export const STAGES = [
   'container_fallback',
   'reauthenticated',
   'reauth_failed',
+  'circuit_opened',
+  'circuit_closed',
   'authorization_required',
   'store_unavailable',
   'store_recovered',

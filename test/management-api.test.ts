@@ -85,8 +85,22 @@ describe('management API (open, two backends)', () => {
       expectKeys(res.body, ['backends']);
       expect(res.body.backends.map((b: { name: string }) => b.name)).toEqual(['s', 'h']);
       const s = res.body.backends[0];
-      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process, and `quarantined_tools` (issue 25).
-      expectKeys(s, ['name', 'type', 'group', 'phase', 'state', 'error', 'capabilities', 'quarantined_tools', 'health', 'conditions', 'labels', 'container']);
+      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process, `quarantined_tools` (issue 25), and `circuit` (issue 27): null with no circuit breaker.
+      expectKeys(s, [
+        'name',
+        'type',
+        'group',
+        'phase',
+        'state',
+        'error',
+        'capabilities',
+        'quarantined_tools',
+        'health',
+        'conditions',
+        'labels',
+        'container',
+        'circuit',
+      ]);
       expect(s).toMatchObject({
         name: 's',
         type: 'stdio',
@@ -97,6 +111,7 @@ describe('management API (open, two backends)', () => {
         labels: { tier: 'a' },
         container: null,
         quarantined_tools: 0,
+        circuit: null,
       });
       expectKeys(s.capabilities, ['tools', 'resources', 'prompts']);
       expect(Number.isInteger(s.capabilities.tools) && s.capabilities.tools > 0).toBe(true);
@@ -413,6 +428,7 @@ describe('management API (open, two backends)', () => {
       ['get', '/skills'],
       ['post', '/skills/{name}/enable'],
       ['post', '/skills/{name}/disable'],
+      ['get', '/plugins'],
       ['post', '/tools/call'],
       ['get', '/tools/search'],
       ['post', '/resources/read'],
@@ -422,7 +438,7 @@ describe('management API (open, two backends)', () => {
       ['post', '/prompts/{name}/approve'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(26);
+    expect(Object.keys(paths)).toHaveLength(27);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }]);
@@ -455,7 +471,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(26);
+      expect(operations).toHaveLength(27);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),

@@ -351,6 +351,36 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
     }
   });
 
+  it('shows the plugin chain with its counters (0), and a backend’s circuit in its detail', async () => {
+    const gw = await startGateway({
+      backends: { fx: stdioFixture(['--name', 'fx']) },
+      plugins: [
+        { name: 'circuit_breaker' },
+        { name: 'secrets_detection', execution_mode: 'permissive', settings: { action: 'block' } },
+        { name: 'pii_filter', enabled: false },
+      ],
+    });
+    try {
+      const client = await gw.connect();
+      await client.callTool({ name: 'fx_echo', arguments: { text: ['AKIA', 'IOSFODNN7EXAMPLE'].join('') } });
+      const choice: ServerChoice = { name: 'guarded', url: gw.url, source: 'flag' };
+      const { until, keys } = mount({ servers: [choice], active: choice });
+      await until((s) => /Backends\s+Ready 1/.test(s), 'the dashboard');
+      keys('0');
+      await until((s) => /Plugins \(3\)/.test(s) && /^NAME\s+MODE\s+PRIO\s+CALLS\s+BLOCKS/m.test(s), 'the plugins table');
+      await until((s) => /^circuit_breaker\s+enforce_ignore_e\S*\s+100\s+1\s+0\s/m.test(s), 'the circuit breaker’s row');
+      // Found in the arguments and again in the echoed result: two blocks, logged only.
+      await until((s) => /^secrets_detection\s+permissive\s+100\s+1\s+2\s/m.test(s), 'the permissive blocks counted');
+      await until((s) => /^pii_filter\s+off\s+100\s+0\s/m.test(s), 'a plugin that is off');
+      keys('2');
+      await until((s) => /^fx\s+stdio/m.test(s), 'the backends table');
+      keys('\r');
+      await until((s) => /Backends › fx/.test(s) && /Circuit\s+closed/.test(s), 'the circuit in the detail');
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('toggles a skill and searches the registry (a local registry speaking API v0.1) against a real gateway', async () => {
     const registry = await startFakeRegistry({ servers: sampleServers() });
     const gw = await startGateway({

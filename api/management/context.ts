@@ -10,6 +10,7 @@ import type { SkillManager } from '../../runtime/skills/skill-manager.js';
 import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
 import type { DefinitionPins } from '../../runtime/pinning/definition-pins.js';
+import type { PluginSet } from '../../runtime/plugins/plugin-set.js';
 
 export interface ListenAddress {
   host: string;
@@ -38,6 +39,8 @@ export interface ManagementContext {
   registry: RegistryClient;
   /** Outgoing OAuth: POST /reauth/{name} starts a flow here. */
   auth: BackendAuthManager;
+  /** The plugin chain (GET /plugins). */
+  plugins: PluginSet;
   /** Where the gateway listens (known once it listens). */
   listenAddress(): ListenAddress;
   /**

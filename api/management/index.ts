@@ -19,6 +19,7 @@ import { controlRoutes } from './routes/control.js';
 import { registryRoutes } from './routes/registry.js';
 import { skillRoutes } from './routes/skills.js';
 import { proxyRoutes } from './routes/proxy.js';
+import { pluginRoutes } from './routes/plugins.js';
 import { toolSearchRoutes } from './routes/tool-search.js';
 import { pinRoutes } from './routes/pins.js';
 
@@ -53,6 +54,7 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   controlRoutes(app, ctx);
   registryRoutes(app, ctx);
   skillRoutes(app, ctx);
+  pluginRoutes(app, ctx);
   proxyRoutes(app, ctx);
   toolSearchRoutes(app, ctx);
   pinRoutes(app, ctx);

@@ -13,6 +13,7 @@ import { PromptsApproveCommand, PromptsDiffCommand, PromptsGetCommand, PromptsLi
 import { EventsFollowCommand, EventsListCommand } from './events.js';
 import { ReloadCommand, ShutdownCommand } from './control.js';
 import { SkillsDisableCommand, SkillsEnableCommand, SkillsListCommand } from './skills.js';
+import { PluginsListCommand } from './plugins.js';
 import { RegistryInstallCommand, RegistrySearchCommand } from './registry.js';
 
 export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
@@ -45,6 +46,7 @@ export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   SkillsListCommand,
   SkillsEnableCommand,
   SkillsDisableCommand,
+  PluginsListCommand,
   RegistrySearchCommand,
   RegistryInstallCommand,
   ...CONTAINER_COMMANDS,

@@ -95,6 +95,9 @@ export class ManagementClient {
   skills = () => this.request<T.Skills>('GET', '/skills');
   setSkill = (name: string, enabled: boolean) => this.request<T.SkillAction>('POST', `/skills/${encodeURIComponent(name)}/${enabled ? 'enable' : 'disable'}`);
 
+  // --- plugins ---
+  plugins = () => this.request<T.Plugins>('GET', '/plugins');
+
   // --- registry ---
   registrySearch = (q: string, opts: { limit?: number; registry?: string } = {}) =>
     this.request<T.RegistrySearch>('GET', '/registry/search', { query: { q, ...opts } });

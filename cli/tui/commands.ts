@@ -19,6 +19,7 @@ const VIEW_ALIASES: Record<ViewName, string[]> = {
   skills: ['skill'],
   registry: ['reg'],
   servers: ['srv', 'ctx', 'server'],
+  plugins: ['plugin', 'guard'],
 };
 
 export const COMMANDS: CommandName[] = [

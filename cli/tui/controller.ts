@@ -260,7 +260,9 @@ export class TuiController implements PageHost {
     }
     if (is('ctrl+r') && !ctx.ui.readOnly) return this.confirmReload();
     const digit = Number(k.name);
-    if (!k.ctrl && Number.isInteger(digit) && digit >= 1 && digit <= VIEWS.length) return this.jump(VIEWS[digit - 1]);
+    // 1 to 9, then 0 for the tenth.
+    const view = /^\d$/.test(k.name) && !k.ctrl ? VIEWS[(digit + 9) % 10] : undefined;
+    if (view !== undefined) return this.jump(view);
   }
 
   private navigate(ctx: PageContext, k: Keystroke): boolean {

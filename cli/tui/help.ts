@@ -6,7 +6,7 @@ export const NAVIGATION_KEYS: Array<[string, string]> = [
 ];
 
 export const GLOBAL_KEYS: Array<[string, string]> = [
-  ['1…9', 'views: dashboard, backends, tools, resources, sessions, events, skills, registry, servers'],
+  ['1…9, 0', 'views: dashboard, backends, tools, resources, sessions, events, skills, registry, servers, plugins'],
   [':', 'command: a view name (Tab completes), reload, help, quit'],
   ['/', 'filter this page (Esc clears)'],
   ['Esc', 'clear the filter, else back'],

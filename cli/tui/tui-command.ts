@@ -9,7 +9,7 @@ export class TuiCommand extends Command {
   static override usage = Command.Usage({
     description: 'Terminal UI for running gateways',
     details:
-      'Live views of a gateway (dashboard, backends, tools, resources and prompts, sessions, events, skills, registry) and of the servers it knows: ' +
+      'Live views of a gateway (dashboard, backends, tools, resources and prompts, sessions, events, skills, registry, plugins) and of the servers it knows: ' +
       'the servers file (--servers-config, default $XDG_CONFIG_HOME/mcp-gateway/servers.json), --server, and the running local sessions. Press ? in it for the keys.',
     examples: [
       ['The default server (or the servers file)', 'gateway tui'],

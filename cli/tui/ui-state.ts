@@ -8,8 +8,8 @@ import type { ServerChoice } from '../servers/server-choices.js';
 import type { LineBuffer } from './line-editor.js';
 import type { Line } from './text.js';
 
-/** The nine views, in the order of their number keys. */
-export const VIEWS = ['dashboard', 'backends', 'tools', 'resources', 'sessions', 'events', 'skills', 'registry', 'servers'] as const;
+/** The views, in the order of their number keys (1 to 9, then 0). */
+export const VIEWS = ['dashboard', 'backends', 'tools', 'resources', 'sessions', 'events', 'skills', 'registry', 'servers', 'plugins'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 /** Detail pages, opened from a view. */

@@ -25,6 +25,7 @@ import { expandEnv } from './env-expand.js';
 import { closestKey } from './key-suggestion.js';
 import { sessionStoreProblems } from './session-store-check.js';
 import { nameProblems } from './name-checks.js';
+import { pluginProblems } from './plugin-checks.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
 import { privateKeyJwtAuth } from '../../runtime/auth/private-key-jwt.js';
@@ -106,11 +107,8 @@ export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayC
   // Schema problems too, so one run shows them all; except at a key whose value
   // could not be expanded (or resolved): that one is already reported.
   const unresolved = problems.map((p) => p.path);
-  problems.push(
-    ...[...schemaProblems(expanded), ...nameProblems(expanded), ...sessionStoreProblems(expanded)].filter(
-      (p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`)),
-    ),
-  );
+  const spanning = [...nameProblems(expanded), ...sessionStoreProblems(expanded), ...pluginProblems(expanded, opts.configDir)];
+  problems.push(...[...schemaProblems(expanded), ...spanning].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {
     for (const p of problems) Object.assign(p, positionOf(doc, lineCounter, p.path));
     throw new ConfigError(formatProblems('Invalid config', problems), problems);
@@ -142,7 +140,8 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const withoutBackends = { ...cfg };
   delete withoutBackends.backends;
-  if (!validateConfig(withoutBackends)) problems.push(...validateConfig.errors!.map((e) => toProblem(e, '')));
+  // An `if` error (a plugin's settings failed its `then`) only repeats the errors inside it.
+  if (!validateConfig(withoutBackends)) problems.push(...validateConfig.errors!.filter((e) => e.keyword !== 'if').map((e) => toProblem(e, '')));
   Object.assign(cfg, withoutBackends, { backends });
   if (backends === undefined || backends === null) {
     cfg.backends = {};

@@ -1,5 +1,5 @@
 /** The backend record of `GET /backends` (spec 2.2), from a status and the backend's live connection. */
-import type { BackendRecord } from '../../schemas/records.js';
+import type { BackendRecord, CircuitState } from '../../schemas/records.js';
 import type { BackendStatus } from './status-store.js';
 import { getCondition } from './conditions.js';
 
@@ -7,8 +7,16 @@ export interface CatalogCounts {
   catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
 }
 
-/** `quarantinedTools`: how many of its tools the route table holds back (docs/tool-pinning.md). */
-export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | undefined, quarantinedTools = 0): BackendRecord {
+/**
+ * `quarantinedTools`: how many of its tools the route table holds back (docs/tool-pinning.md);
+ * `circuit`: the backend's circuit under the circuit_breaker plugin, null without one.
+ */
+export function toBackendRecord(
+  status: BackendStatus,
+  conn: CatalogCounts | undefined,
+  quarantinedTools = 0,
+  circuit: CircuitState | null = null,
+): BackendRecord {
   // A backend held out by a name conflict serves nothing, so it counts nothing.
   const serving = conn && getCondition(status.conditions, 'Ready')?.reason !== 'NameConflict' ? conn.catalog : undefined;
   return {
@@ -28,5 +36,6 @@ export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | und
     conditions: status.conditions.map((c) => ({ ...c })),
     labels: { ...(status.spec.labels ?? {}) },
     container: status.container && { ...status.container },
+    circuit,
   };
 }

@@ -4,7 +4,7 @@
  * compose around the actual forwarding, so a failure anywhere (unknown name,
  * backend down, timeout) passes through them too.
  */
-import type { AuditMethod } from '../../schemas/audit-record.js';
+import type { AuditMethod, PluginAction } from '../../schemas/audit-record.js';
 export type OperationMethod = AuditMethod;
 
 export type CallerTransport = 'streamable-http' | 'sse' | 'management';
@@ -24,6 +24,8 @@ export interface OperationContext {
   userId?: string;
   /** Extra facts for the audit record (a workflow step names its workflow and step). */
   metadata?: Record<string, unknown>;
+  /** What the plugin chain did to the operation (blocks, redactions, cache hits, retries), for the audit record. */
+  plugins?: PluginAction[];
 }
 
 export type Interceptor = <T>(ctx: OperationContext, next: () => Promise<T>) => Promise<T>;

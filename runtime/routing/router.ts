@@ -3,7 +3,8 @@
  * completion) to whatever serves the name or URI now (a backend, or the
  * gateway's own skills), with its request timeout, through the interceptor
  * chain (audit, telemetry). Every operation takes the same path: look the
- * name up in the route table, record the owner, forward.
+ * name up in the route table, record the owner, forward; tool calls, prompt
+ * gets and resource reads through the plugin chain when one is configured.
  */
 import {
   BackendNotReadyError,
@@ -14,8 +15,11 @@ import {
   ToolNotFoundError,
   BadRequestError,
 } from '../../schemas/errors.js';
+import type { HookMethod } from '../../schemas/plugins.js';
 import type { ServingTarget } from '../backends/serving-backends.js';
-import { matchTemplate, type Route, type RouteTable } from './route-table.js';
+import type { PluginChain } from '../plugins/plugin-chain.js';
+import type { PluginCall } from '../plugins/plugin.js';
+import { matchTemplate, type Route, type RouteTable, type ToolEntry } from './route-table.js';
 import { compose, type Interceptor, type OperationContext, type OperationMethod, type OperationRunner } from './operation.js';
 import type { CallerContext, ForwardOptions, JsonObject } from './caller.js';
 import type { InFlightCalls } from './in-flight-calls.js';
@@ -29,6 +33,8 @@ interface OperationSpec {
   notFound(): Error;
   /** The request the owner receives, given its route. */
   outgoing(route: Route): { method: string; params: JsonObject };
+  /** The plugin hooks it passes (completion passes none). */
+  hook?: HookMethod;
 }
 
 /** What the router routes over: the current route table and what serves each backend name (runtime/backends/serving-backends.ts). */
@@ -39,6 +45,8 @@ export interface RouteSource {
 
 export class Router {
   private run: OperationRunner = compose([]);
+  /** None configured: no chain, not even a check per plugin. */
+  private plugins: PluginChain | undefined;
 
   constructor(
     private readonly serving: RouteSource,
@@ -51,6 +59,11 @@ export class Router {
     this.run = compose(interceptors);
   }
 
+  /** The plugin chain of the running config (runtime/plugins), or none. */
+  setPlugins(chain: PluginChain | undefined): void {
+    this.plugins = chain;
+  }
+
   callTool(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== 'string') return Promise.reject(new BadRequestError('Invalid params: tools/call needs a string `name`'));
@@ -61,6 +74,7 @@ export class Router {
       lookup: (t) => t.tools.get(name),
       notFound: () => new ToolNotFoundError(name),
       outgoing: (route) => ({ method: 'tools/call', params: { ...params, name: route.original } }),
+      hook: 'tools/call',
     });
   }
 
@@ -74,6 +88,7 @@ export class Router {
       lookup: (t) => t.prompts.get(name),
       notFound: () => new PromptNotFoundError(name),
       outgoing: (route) => ({ method: 'prompts/get', params: { ...params, name: route.original } }),
+      hook: 'prompts/get',
     });
   }
 
@@ -87,6 +102,7 @@ export class Router {
       notFound: () => new ResourceNotFoundError(uri),
       // URIs are never rewritten.
       outgoing: () => ({ method: 'resources/read', params }),
+      hook: 'resources/read',
     });
   }
 
@@ -159,7 +175,13 @@ export class Router {
       ctx.backend = route.backend;
       ctx.originalName = route.original;
       const { method, params } = op.outgoing(route);
-      return this.forward(route.backend, method, params, caller, opts);
+      const chain = this.plugins;
+      if (chain === undefined || op.hook === undefined) return this.forward(route.backend, method, params, caller, opts);
+      const call = pluginCall(op.hook, op.capability, route, params, caller, opts);
+      const given = call.arguments;
+      // Arguments the plugins left as they were go as they came (absent stays absent); a resource has none.
+      const withArguments = (args: JsonObject) => (args === given || op.hook === 'resources/read' ? params : { ...params, arguments: args });
+      return chain.run(ctx, call, (args) => this.forward(route.backend, method, withArguments(args), caller, opts));
     });
   }
 
@@ -214,6 +236,21 @@ export class Router {
  */
 function isObjectOrAbsent(value: unknown): boolean {
   return value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value));
+}
+
+/** An operation as the plugins see it: a tool's annotations come from the route table. */
+function pluginCall(method: HookMethod, name: string, route: Route, params: JsonObject, caller: CallerContext, opts: ForwardOptions): PluginCall {
+  const args = params.arguments as JsonObject | undefined;
+  return {
+    method,
+    name,
+    backend: route.backend,
+    originalName: route.original,
+    annotations: (route as Partial<ToolEntry>).tool?.annotations,
+    arguments: method === 'resources/read' ? {} : (args ?? {}),
+    caller,
+    signal: opts.signal,
+  };
 }
 
 function resourceRoute(table: RouteTable, uri: string): Route | undefined {

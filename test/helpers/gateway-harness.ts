@@ -2,9 +2,9 @@
  * Starts a real gateway in-process on a random loopback port from a config
  * object, and connects real SDK clients to it over HTTP.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -32,10 +32,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Test defaults: fast health checks off unless asked, audit into the temp dir. */
-export async function startGateway(config: Record<string, unknown>, opts: GatewayOptions = {}): Promise<Harness> {
+/** Test defaults: fast health checks off unless asked, audit into the temp dir. `files`: written beside the config first (path → content). */
+export async function startGateway(config: Record<string, unknown>, opts: GatewayOptions & { files?: Record<string, string> } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
   const configPath = join(dir, 'config.yaml');
+  const { files = {}, ...gatewayOpts } = opts;
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
   const withDefaults = {
     server: { host: '127.0.0.1', port: 0 },
     ...config,
@@ -57,7 +62,7 @@ export async function startGateway(config: Record<string, unknown>, opts: Gatewa
   const redactor = opts.redactor ?? new Redactor();
   const logger = opts.logger ?? createLogger({ level: opts.logLevel ?? 'debug', destination: sink, redactor });
   // Each gateway its own pins unless a test shares them (a restart): backends of other tests share names.
-  const gateway = await Gateway.start({ configPath, pinsFile: join(dir, 'pins.json'), ...opts, logger, redactor });
+  const gateway = await Gateway.start({ configPath, pinsFile: join(dir, 'pins.json'), ...gatewayOpts, logger, redactor });
   const clients: Client[] = [];
 
   return {

@@ -2,7 +2,7 @@
  * What the TUI knows about the active gateway, kept current: the event
  * stream and a /health poll (ServerConnection) say at once when something
  * happens or the server goes away, and a poll of the rest (/batch, /sessions,
- * /skills) every `pollMs` catches what events do not announce. While the
+ * /skills, /plugins) every `pollMs` catches what events do not announce. While the
  * server does not answer, that poll backs off; the health poll keeps probing
  * and brings it back at once when the server returns. Nothing here throws:
  * failures become `error` (no answer) or `apiError` (an answer that refused).
@@ -10,7 +10,7 @@
 import { ServerConnection } from '../../client/server-connection.js';
 import { UnreachableError } from '../../client/errors.js';
 import type { ManagementClient } from '../../client/management-client.js';
-import type { BackendRecord, Capabilities, EventRecord, Health, Sessions, Skills, Status } from '../../client/api-types.js';
+import type { BackendRecord, Capabilities, EventRecord, Health, Plugins, Sessions, Skills, Status } from '../../client/api-types.js';
 
 export interface GatewaySnapshot {
   url: string;
@@ -30,6 +30,9 @@ export interface GatewaySnapshot {
   sessions?: Sessions;
   skills?: Skills;
   skillsError?: string;
+  plugins?: Plugins;
+  /** Why /plugins did not answer (a gateway older than the plugin chain answers 404). */
+  pluginsError?: string;
   /** Newest first. */
   events: EventRecord[];
   /** Epoch ms of the last answer (poll or event). */
@@ -137,13 +140,11 @@ export class LiveGateway {
     this.dueAt = Infinity;
     this.polling = true;
     try {
-      const [batch, sessions, skills] = await Promise.all([
+      const [batch, sessions, skills, plugins] = await Promise.all([
         this.client.batch(200),
         this.client.sessions(),
-        this.client.skills().then(
-          (value) => ({ value, error: undefined }),
-          (err: Error) => ({ value: undefined, error: err.message }),
-        ),
+        settled(this.client.skills()),
+        settled(this.client.plugins()),
       ]);
       this.failures = 0;
       if (!this.closed)
@@ -159,6 +160,8 @@ export class LiveGateway {
           sessions,
           skills: skills.value ?? this.snap.skills,
           skillsError: skills.error,
+          plugins: plugins.value ?? this.snap.plugins,
+          pluginsError: plugins.error,
           updatedAt: Date.now(),
         });
     } catch (err) {
@@ -180,6 +183,14 @@ export class LiveGateway {
     this.snap = { ...this.snap, ...patch };
     for (const l of this.listeners) l();
   }
+}
+
+/** An answer that may fail on its own without failing the poll (an area the gateway may refuse, or not have). */
+function settled<T>(answer: Promise<T>): Promise<{ value?: T; error?: string }> {
+  return answer.then(
+    (value) => ({ value }),
+    (err: Error) => ({ error: err.message }),
+  );
 }
 
 /**

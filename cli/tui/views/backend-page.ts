@@ -26,6 +26,7 @@ export const backendPage: PageSpec = {
         ]),
         field('Catalog', `${b.capabilities.tools} tools, ${b.capabilities.resources} resources, ${b.capabilities.prompts} prompts`),
         field('Container', b.container ? `${b.container.id.slice(0, 12)}  ${b.container.image}  (${b.container.runtime})` : 'none'),
+        ...(b.circuit ? [field('Circuit', seg(b.circuit, { color: CIRCUIT_TONE[b.circuit] }))] : []),
         field('Labels', labels.join(', ') || 'none'),
         ...(b.error ? [field('Error', seg(b.error, { color: 'red' }))] : []),
       ],
@@ -61,3 +62,6 @@ function conditionCells(c: BackendRecord['conditions'][number]): Cell[] {
 }
 
 const firstLine = (text: string) => text.split('\n')[0];
+
+/** An open circuit refuses the backend's calls (circuit_breaker plugin); a half-open one lets a trial through. */
+const CIRCUIT_TONE = { closed: 'green', half_open: 'yellow', open: 'red' } as const;

@@ -17,6 +17,7 @@ import { skillsPage } from './skills-view.js';
 import { registryPage } from './registry-view.js';
 import { registryEntryPage } from './registry-entry-page.js';
 import { serversPage } from './servers-view.js';
+import { pluginsPage } from './plugins-view.js';
 
 export const PAGES: Record<PageKind, PageSpec> = {
   dashboard: dashboardPage,
@@ -35,4 +36,5 @@ export const PAGES: Record<PageKind, PageSpec> = {
   registry: registryPage,
   'registry-entry': registryEntryPage,
   servers: serversPage,
+  plugins: pluginsPage,
 };

@@ -33,6 +33,6 @@ function base(ctx: OperationContext, startedAt: number) {
     capabilityName: ctx.capability,
     originalName: ctx.originalName ?? ctx.capability,
     startedAt,
-    metadata: { ...ctx.metadata, transport: ctx.transport, jsonrpc_id: ctx.requestId ?? null },
+    metadata: { ...ctx.metadata, transport: ctx.transport, jsonrpc_id: ctx.requestId ?? null, ...(ctx.plugins && { plugins: ctx.plugins }) },
   };
 }

@@ -1,0 +1,138 @@
+/**
+ * The plugin chain of one config: the plugins in priority order around the
+ * call to the backend, like the router's interceptors. Pre hooks run in
+ * chain order on the way in, post hooks in reverse order on the way out, so
+ * the first plugin sees the arguments first and the result last; a pre hook
+ * that answers (a cache hit) skips the plugins after it and the backend.
+ *
+ * What a plugin's block or failure does to the call is its execution mode's
+ * to decide, here and nowhere else: `enforce` fails the call on both,
+ * `enforce_ignore_error` on a block only, `permissive` on neither (a block
+ * is logged). Every block, change, cache hit, retry and failure is counted
+ * and written into the operation's audit record (kinds, never values).
+ */
+import { PluginFailedError } from '../../schemas/errors.js';
+import type { PluginAction } from '../../schemas/audit-record.js';
+import type { ExecutionMode } from '../../schemas/plugins.js';
+import type { Logger } from '../observability/logging/logger.js';
+import { errorMessage, errorType } from '../observability/failure.js';
+import type { OperationContext } from '../routing/operation.js';
+import type { JsonObject } from '../routing/caller.js';
+import type { CallResult, Plugin, PluginCall, Report } from './plugin.js';
+import { count, type PluginCounters } from './counters.js';
+import { isBlock } from './blocks.js';
+import { HookTimeout, withTimeout } from './timeout.js';
+
+export interface ChainLink {
+  readonly name: string;
+  readonly mode: Exclude<ExecutionMode, 'disabled'>;
+  readonly timeoutMs: number;
+  readonly plugin: Plugin;
+  readonly counters: PluginCounters;
+  /** Its conditions (and the methods it has hooks for); absent: every call. */
+  readonly applies?: (call: PluginCall) => boolean;
+}
+
+/** The last step: the call to the backend with the arguments the chain leaves. */
+export type Forward = (args: JsonObject) => Promise<CallResult>;
+
+/** A hook's failure or block that its mode lets the call survive. */
+const IGNORED = Symbol('ignored');
+
+/** The failure of a plugin that did not load, each time it would have run (execution mode `enforce`). */
+export class PluginNotLoadedError extends Error {
+  constructor(why: string) {
+    super(`it did not load: ${why}`);
+  }
+}
+
+export class PluginChain {
+  constructor(
+    readonly links: readonly ChainLink[],
+    private readonly log: Logger,
+  ) {}
+
+  run(op: OperationContext, call: PluginCall, forward: Forward): Promise<CallResult> {
+    return this.step(0, op, call, forward);
+  }
+
+  private async step(i: number, op: OperationContext, call: PluginCall, forward: Forward): Promise<CallResult> {
+    if (i === this.links.length) return forward(call.arguments);
+    const link = this.links[i];
+    const next = (): Promise<CallResult> => this.step(i + 1, op, call, forward);
+    if (link.applies !== undefined && !link.applies(call)) return next();
+    link.counters.invocations++;
+    const report: Report = (action) => this.record(link, op, action);
+    const { plugin } = link;
+    if (plugin.pre) {
+      const answer = await this.guard(link, call, report, () => plugin.pre!(call, report));
+      if (answer !== IGNORED && answer) return answer.result;
+    }
+    const result = plugin.around ? await this.around(link, call, report, next) : await next();
+    if (!plugin.post) return result;
+    const changed = await this.guard(link, call, report, () => plugin.post!(call, result, report));
+    return changed === IGNORED ? result : changed;
+  }
+
+  /** Runs one hook; a hook that returns a promise gets the plugin's timeout (a synchronous one needs no timer). */
+  private async guard<T>(link: ChainLink, call: PluginCall, report: Report, hook: () => T | Promise<T>): Promise<T | typeof IGNORED> {
+    try {
+      const out = hook();
+      return isPromise(out) ? await withTimeout(out, link.timeoutMs) : out;
+    } catch (err) {
+      return this.settle(link, call, report, err);
+    }
+  }
+
+  /**
+   * An `around` hook calls the rest of the chain itself: what that throws
+   * passes through untouched; only what the plugin throws on its own is its
+   * block or failure. When its mode lets the call go on, the call goes on
+   * as if the plugin were not there (without calling the backend twice).
+   */
+  private async around(link: ChainLink, call: PluginCall, report: Report, next: () => Promise<CallResult>): Promise<CallResult> {
+    const inner = new WeakSet<object>();
+    let reached: Promise<CallResult> | undefined;
+    const tracked = (): Promise<CallResult> => {
+      reached = next().catch((err: unknown) => {
+        if (typeof err === 'object' && err !== null) inner.add(err);
+        throw err;
+      });
+      return reached;
+    };
+    try {
+      return await link.plugin.around!(call, tracked, report);
+    } catch (err) {
+      if (typeof err === 'object' && err !== null && inner.has(err)) throw err;
+      this.settle(link, call, report, err);
+      return reached ?? tracked();
+    }
+  }
+
+  /** A block or failure: thrown on when the mode says so, else logged and IGNORED. */
+  private settle(link: ChainLink, call: PluginCall, report: Report, err: unknown): typeof IGNORED {
+    const at = { plugin: link.name, method: call.method, name: call.name, backend: call.backend };
+    if (isBlock(err)) {
+      const enforced = link.mode !== 'permissive';
+      const { kinds, where } = err.details as Pick<PluginAction, 'kinds' | 'where'>;
+      report({ action: 'block', reason: err.code, enforced, ...(kinds && { kinds }), ...(where && { where }) });
+      if (enforced) throw err;
+      this.log.warn({ ...at, error: err.code }, `plugin ${link.name} would block this call (permissive): ${err.message}`);
+      return IGNORED;
+    }
+    const reason = err instanceof HookTimeout ? 'timeout' : err instanceof PluginNotLoadedError ? 'not_loaded' : 'threw';
+    report({ action: 'error', reason, error_type: errorType(err) });
+    this.log.warn({ ...at, reason, mode: link.mode }, `plugin ${link.name} failed: ${errorMessage(err)}`);
+    if (link.mode === 'enforce') throw new PluginFailedError(link.name, errorMessage(err));
+    return IGNORED;
+  }
+
+  private record(link: ChainLink, op: OperationContext, action: Omit<PluginAction, 'plugin'>): void {
+    count(link.counters, action.action);
+    (op.plugins ??= []).push({ plugin: link.name, ...action });
+  }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
