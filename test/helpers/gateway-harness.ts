@@ -77,7 +77,7 @@ export async function startGateway(config: Record<string, unknown>, opts: Gatewa
       const t = transport === 'sse' ? new SSEClientTransport(new URL(`${gateway.url}/sse`)) : new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`));
       // The SDK client can drop a progress notification read in the same chunk as its result (a race in the
       // SDK's own Protocol, on the client's side of the wire); wrapped as the gateway wraps its backends, the
-      // tests see what the gateway sent. test/notification-order.test.ts checks the wire order itself.
+      // tests see what the gateway sent. test/e2e/api/mcp/notification-order.test.ts checks the wire order itself.
       await client.connect(new OrderedDeliveryTransport(t));
       clients.push(client);
       return client;

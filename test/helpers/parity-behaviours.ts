@@ -1,6 +1,6 @@
 /**
- * Behaviours test/transport-parity-http.test.ts and
- * test/transport-parity-stdio.test.ts check the same way on every transport,
+ * Behaviours test/e2e/runtime/transports/transport-parity-http.test.ts and
+ * test/e2e/runtime/transports/transport-parity-stdio.test.ts check the same way on every transport,
  * against the fixture server's tools (test/fixtures).
  */
 import { expect } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The client side of test/transport-parity-*.test.ts: a real SDK Client over
+ * The client side of test/e2e/runtime/transports/transport-parity-*.test.ts: a real SDK Client over
  * the gateway's client transports or the SDK's, bare or behind the
  * ordered-delivery wrapper every gateway backend transport goes through.
  */

@@ -1,7 +1,7 @@
 /**
  * A streamable-HTTP MCP app on a plain node:http server, with either the
  * gateway's server transport (NodeStreamableHttpTransport) or the SDK's
- * (StreamableHTTPServerTransport), for test/transport-parity-http.test.ts.
+ * (StreamableHTTPServerTransport), for test/e2e/runtime/transports/transport-parity-http.test.ts.
  *
  * It is built as real apps build it: an initialize POST without a session id
  * creates a transport and a fixture McpServer (test/fixtures) for the new

@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditRecord } from '../../schemas/audit-record.js';
 import { startGateway, type Harness } from './gateway-harness.js';
-import { stdioFixture } from './core-util.js';
+import { stdioFixture } from '../fixtures/fixture-backend.js';
 import { managementClient } from './management-client.js';
 
 export const guardrailBackend = (extra: Record<string, unknown> = {}) => ({ ...stdioFixture(['--guardrail-tools']), ...extra });

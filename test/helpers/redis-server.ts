@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from './core-util.js';
+import { freePort } from './ports.js';
 
 export class RedisServer {
   private child?: ChildProcess;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from './core-util.js';
+import { waitFor } from './wait.js';
 
 export function tmuxAvailable(): boolean {
   try {

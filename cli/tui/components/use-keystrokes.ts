@@ -5,7 +5,7 @@
  * runs of characters, split by Ink's parser) are decoded by keys.ts instead.
  * `internal_eventEmitter` is in Ink's typed `useStdin()` result but marked
  * internal: ink is pinned (~6.8) and the tmux test that types at full speed
- * (test/tui-tmux.test.ts) fails if an upgrade changes it.
+ * (test/e2e/cli/tui-tmux.test.ts) fails if an upgrade changes it.
  */
 import { useEffect } from 'react';
 import { useStdin } from 'ink';

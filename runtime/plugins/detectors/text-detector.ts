@@ -4,7 +4,7 @@
  * becomes `[REDACTED:<kind>]`; what was found is tallied by kind, never kept.
  * UUIDs are everywhere and must never be taken for anything: the patterns
  * cannot match their shape (cards and phone numbers need other groupings,
- * test/plugins-units.test.ts), and a random-looking value is never one.
+ * test/unit/runtime/plugins/plugins-units.test.ts), and a random-looking value is never one.
  */
 
 export interface Detector {

@@ -1,0 +1,25 @@
+/**
+ * `gateway config validate` (the real command) prints every problem of a
+ * config with its key path, line and column: unknown keys with the key they
+ * most likely meant, next to the required key they left missing.
+ */
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GATEWAY_BIN, runBin } from '../../helpers/cli-run.js';
+
+describe('config validate: typos of keys', () => {
+  it('prints the unknown key with a suggestion and the missing key, each with its line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-validate-'));
+    const file = join(dir, 'typos.yaml');
+    writeFileSync(file, 'backends:\n  a:\n    typ: stdio\n    command: node\n  b:\n    type: stdio\n    comand: node\n');
+    const r = await runBin(GATEWAY_BIN, ['config', 'validate', file]);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split('\n').map((l) => l.trim());
+    expect(lines).toContain('- backends.a.type (line 2, column 3): is required (one of stdio, sse, streamable-http)');
+    expect(lines).toContain('- backends.a.typ (line 3, column 5): unknown key; did you mean `type`?');
+    expect(lines).toContain('- backends.b.command (line 5, column 3): is required');
+    expect(lines).toContain('- backends.b.comand (line 7, column 5): unknown key; did you mean `command`?');
+  });
+});
