@@ -81,8 +81,16 @@ export async function buildRuntime(
   opts: RuntimeOptions = {},
 ): Promise<Runtime> {
   const config = loaded.config;
-  // First: pins that cannot be read stop the start before anything else is started.
-  const pins = await DefinitionPins.open(new FilePinStore(opts.pinsFile ?? pinsFile()), config.security.tool_pinning);
+  // The Redis client and everything over it are loaded only with the Redis store: the memory store costs what it did.
+  const replica = replicaId();
+  const limits = { ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions };
+  const shared = config.sessions.store === 'redis' ? (await import('./session-store.js')).buildSessionTable(config, limits, replica, o) : undefined;
+  // Then: pins that cannot be read stop the start before anything else is started. With Redis, the replicas share them.
+  const pinStore = shared?.cluster.pins ?? new FilePinStore(opts.pinsFile ?? pinsFile());
+  const pins = await DefinitionPins.open(pinStore, config.security.tool_pinning).catch(async (err: unknown) => {
+    await shared?.cluster.close();
+    throw err;
+  });
   // Found once: with a runtime, stdio backends run in hardened containers (containers.enabled: auto).
   const containers = await ContainerManager.detect(config.containers);
   const warning = containers.startupWarning(config.backends);
@@ -90,10 +98,6 @@ export async function buildRuntime(
   else if (containers.runtimeSummary) o.logger.info(containers.runtimeSummary, 'container runtime found: stdio backends run in hardened containers');
 
   // Client side: the sessions, who is subscribed to what, and the fan-out that reaches them.
-  const replica = replicaId();
-  const limits = { ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions };
-  // The Redis client and everything over it are loaded only with the Redis store: the memory store costs what it did.
-  const shared = config.sessions.store === 'redis' ? (await import('./session-store.js')).buildSessionTable(config, limits, replica, o) : undefined;
   const sessions: SessionTable = shared?.table ?? new MemorySessionTable(limits, replica, o.logger);
   const subscriptionIndex = new SubscriptionIndex();
   const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger);

@@ -1,7 +1,8 @@
 /**
  * This replica's part of a cluster of gateways sharing sessions in Redis:
- * the connections, the session records, the event streams, the bus, and
- * who this replica is (its id for people, its tag for the wire).
+ * the connections, the session records, the event streams, the bus, the
+ * definition pins, and who this replica is (its id for people, its tag for
+ * the wire).
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../observability/logging/logger.js';
@@ -10,6 +11,7 @@ import { decodeMessage, encodeMessage, type ClusterMessage } from './cluster-mes
 import { RedisConnection } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisPinStore } from './redis-pin-store.js';
 import { defineScripts } from './redis-scripts.js';
 import { RedisSessionStore } from './redis-session-store.js';
 
@@ -28,6 +30,7 @@ export class RedisCluster {
   readonly sessions: RedisSessionStore;
   readonly events: RedisEventStore;
   readonly bus: ClusterBus;
+  readonly pins: RedisPinStore;
 
   constructor(
     settings: RedisClusterSettings,
@@ -41,6 +44,7 @@ export class RedisCluster {
     this.bus = new ClusterBus(this.connection.subscriber, this.connection.commands, log);
     this.sessions = new RedisSessionStore(this.connection.commands, this.keys, log);
     this.events = new RedisEventStore(this.connection.commands, this.bus, this.keys, settings.replayMs, log);
+    this.pins = new RedisPinStore(this.connection, this.bus, this.keys, this.tag);
   }
 
   /** Connects (an unreachable Redis is retried in the background) and listens on the bus and this replica's channel. */

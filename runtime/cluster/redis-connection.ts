@@ -32,6 +32,7 @@ export class RedisConnection {
   readonly commands: Redis;
   readonly subscriber: Redis;
   private current: StoreStatus = 'unavailable';
+  private connecting?: Promise<void>;
   private lastError = '';
   private readonly listeners = new Set<(status: StoreStatus, reason: string) => void>();
 
@@ -70,9 +71,14 @@ export class RedisConnection {
   /**
    * Starts both connections and waits for the first attempt only: an
    * unreachable Redis leaves the store `unavailable` (the gateway still
-   * starts, and is not ready) while the clients keep trying.
+   * starts, and is not ready) while the clients keep trying. Later calls
+   * share that first attempt (the pin store connects before the sessions).
    */
-  async connect(): Promise<void> {
+  connect(): Promise<void> {
+    return (this.connecting ??= this.firstAttempt());
+  }
+
+  private async firstAttempt(): Promise<void> {
     await Promise.all(
       [this.commands, this.subscriber].map((client) =>
         client.connect().catch((err: unknown) => {

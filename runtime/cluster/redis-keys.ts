@@ -20,6 +20,16 @@ export class RedisKeys {
     return `${this.prefix}:events:${sessionId}:${stream}`;
   }
 
+  /** Every backend's definition pins: a hash, one field per backend (its BackendPins as JSON). */
+  get pins(): string {
+    return `${this.prefix}:pins`;
+  }
+
+  /** Where a replica says which backends' pins it saved (JSON `{ from, backends }`). */
+  get pinsChanged(): string {
+    return `${this.prefix}:pins-changed`;
+  }
+
   /** What every replica hears: ended sessions, cancellations, changed session fields. */
   get bus(): string {
     return `${this.prefix}:bus`;

@@ -9,6 +9,9 @@
  * pins what the backend serves now.
  *
  * Pins and what waits are kept in a PinStore, so a restart changes nothing.
+ * A store shared by replicas tells what the others saved: those backends
+ * are read again and holds decided again (an approval on one replica
+ * serves the tool on all).
  */
 import { EventEmitter } from 'node:events';
 import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -97,6 +100,8 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
   /** Backends first seen by this process whose first catalog is still settling: on which session, and when it last grew (epoch ms). */
   private readonly settling = new Map<string, { session: object | undefined; grewAt: number }>();
   private saving: Promise<void> = Promise.resolve();
+  /** The store is shared by running replicas (it has `watch`). */
+  private readonly shared: boolean;
 
   private constructor(
     private readonly store: PinStore,
@@ -105,6 +110,7 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
     private readonly now: () => Date,
   ) {
     super();
+    this.shared = store.watch !== undefined;
     for (const [backend, pins] of Object.entries(stored)) {
       const record = { tools: new Map(Object.entries(pins.tools)), prompts: new Map(Object.entries(pins.prompts)) };
       this.backends.set(backend, record);
@@ -117,7 +123,11 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
 
   /** Reads the store; throws when what it holds is not pins (the gateway does not start on pins it cannot trust). */
   static async open(store: PinStore, settings: ToolPinningSettings, now: () => Date = () => new Date()): Promise<DefinitionPins> {
-    return new DefinitionPins(store, settings, await store.load(), now);
+    // Listening first, then reading: nothing another replica saves in between goes unheard.
+    const late: { pins?: DefinitionPins } = {};
+    await store.watch?.((backends) => void late.pins?.reread(backends));
+    late.pins = new DefinitionPins(store, settings, await store.load(), now);
+    return late.pins;
   }
 
   get location(): string {
@@ -179,6 +189,29 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
     return pin;
   }
 
+  /**
+   * What another replica saved replaces this one's record of those backends
+   * (all of them when unsaid); holds are then decided again. A failed read is
+   * dropped: the store reports when it is reachable again, and then every
+   * backend is read. A store that lost backends (Redis restarted empty) gets
+   * back this replica's records of them.
+   */
+  private async reread(backends?: string[]): Promise<void> {
+    let stored: Record<string, BackendPins>;
+    try {
+      stored = await this.store.load();
+    } catch {
+      return;
+    }
+    for (const backend of backends ?? Object.keys(stored)) {
+      const pins = stored[backend];
+      if (pins) this.backends.set(backend, { tools: new Map(Object.entries(pins.tools)), prompts: new Map(Object.entries(pins.prompts)) });
+    }
+    if (backends === undefined) for (const backend of this.backends.keys()) if (!(backend in stored)) this.dirty.add(backend);
+    if (this.dirty.size > 0) void this.flush().catch(() => undefined);
+    this.emit('changed');
+  }
+
   /** Resolves once every change so far is saved (shutdown waits for it). */
   async flushed(): Promise<void> {
     await this.flush().catch(() => undefined);
@@ -224,13 +257,17 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
     // Whatever the pin says, unless an operator approved exactly this definition.
     if (facts.findings.length > 0 && !(pin?.hash === facts.hash && pin.approved)) reason = 'suspicious';
     const k = key(backend, kind, o.original);
+    // Replicas may be offered different definitions (a rolling update): with a shared store, what another one
+    // recorded as waiting stays until approved, or they would overwrite each other's record without end.
+    const othersPending = this.shared && entry.pending !== undefined && entry.pending.hash !== facts.hash;
 
     if (reason === undefined) {
-      if (pin !== entry.pin || entry.pending) this.put(backend, kind, o.original, { pin });
+      if (pin !== entry.pin || (entry.pending && !othersPending))
+        this.put(backend, kind, o.original, othersPending ? { pin, pending: entry.pending } : { pin });
       this.told.delete(k);
       return undefined;
     }
-    const keep = entry.pending && entry.pending.hash === facts.hash && entry.pending.reason === reason;
+    const keep = entry.pending && ((entry.pending.hash === facts.hash && entry.pending.reason === reason) || othersPending);
     const pending: Pending = keep ? entry.pending! : { reason, hash: facts.hash, definition: facts.definition, since: this.now().toISOString() };
     if (!keep || pin !== entry.pin) this.put(backend, kind, o.original, { ...(pin ? { pin } : {}), pending });
     // A new definition waits whatever the mode when new_tools says so.

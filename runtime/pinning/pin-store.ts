@@ -1,7 +1,8 @@
 /**
  * Where pins live between runs. The file store (file-pin-store.ts) keeps
- * them in `<state>/pins.json`; a store shared by replicas (Redis, once
- * sessions live there) implements the same two calls, one record per backend.
+ * them in `<state>/pins.json`; the store replicas share when sessions live
+ * in Redis (runtime/cluster/redis-pin-store.ts) implements the same calls,
+ * one record per backend, and tells of what other replicas saved.
  */
 import type { BackendPins } from '../../schemas/pinning.js';
 
@@ -16,4 +17,11 @@ export interface PinStore {
    * are made one at a time.
    */
   save(backends: Record<string, BackendPins>): Promise<void>;
+  /**
+   * Only a store shared by running gateways: calls `changed` with the
+   * backends another gateway saved, or with nothing when any may have
+   * changed unheard (the store was out of reach a while). Resolves once
+   * listening; the returned function stops it.
+   */
+  watch?(changed: (backends?: string[]) => void): Promise<() => void>;
 }

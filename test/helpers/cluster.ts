@@ -25,6 +25,7 @@ export interface ClusterOptions {
   sessions?: Record<string, unknown>;
   /** Merged into `server`. */
   server?: Record<string, unknown>;
+  security?: Record<string, unknown>;
 }
 
 export class Cluster {
@@ -41,6 +42,7 @@ export class Cluster {
       containers: { enabled: false },
       feature_flags: { hot_reload: false },
       sessions: { store: 'redis', ...opts.sessions, redis: { url: opts.redisUrl, key_prefix: this.keyPrefix } },
+      ...(opts.security ? { security: opts.security } : {}),
       backends: opts.backends,
     };
     writeFileSync(this.configPath, stringify(config));

@@ -201,6 +201,64 @@ describe('the pins', () => {
   });
 });
 
+/** Pins in memory shared by running "replicas": each view tells the others which backends it saved, as the Redis store does. */
+function sharedStore() {
+  let data: Record<string, BackendPins> = {};
+  const views: Array<{ changed?: (backends?: string[]) => void }> = [];
+  let saves = 0;
+  const view = (): PinStore => {
+    const me: { changed?: (backends?: string[]) => void } = {};
+    views.push(me);
+    return {
+      location: 'shared memory',
+      load: async () => JSON.parse(JSON.stringify(data)) as Record<string, BackendPins>,
+      save: async (backends) => {
+        saves++;
+        data = { ...data, ...JSON.parse(JSON.stringify(backends)) };
+        for (const other of views) if (other !== me) other.changed?.(Object.keys(backends));
+      },
+      watch: async (changed) => {
+        me.changed = changed;
+        return () => (me.changed = undefined);
+      },
+    };
+  };
+  return { view, data: () => data, saves: () => saves };
+}
+
+const changedOnce = (pins: DefinitionPins) => new Promise<void>((resolve) => pins.once('changed', resolve));
+
+describe('pins shared by replicas', () => {
+  it("an approval on one replica serves the definition on the other; a replica offered the pinned definition leaves the other's pending alone", async () => {
+    const shared = sharedStore();
+    const a = (await pinsOf(shared.view(), { mode: 'enforce' })).pins;
+    const b = (await pinsOf(shared.view(), { mode: 'enforce' })).pins;
+    let heard = changedOnce(b);
+    a.review('fx', offer(tool('x', { description: 'old' })), {});
+    await a.flushed();
+    await heard;
+    expect(holdsOf(b.review('fx', offer(tool('x', { description: 'old' })), {}))).toEqual({});
+
+    // A's backend was updated, B's not yet (a rolling update).
+    heard = changedOnce(b);
+    expect(holdsOf(a.review('fx', offer(tool('x', { description: 'new' }))))).toEqual({ x: { reason: 'changed', quarantined: true } });
+    await a.flushed();
+    await heard;
+    const waiting = shared.data().fx!.tools.x!.pending!;
+    const saves = shared.saves();
+    expect(holdsOf(b.review('fx', offer(tool('x', { description: 'old' }))))).toEqual({});
+    await b.flushed();
+    expect(shared.data().fx!.tools.x!.pending).toEqual(waiting);
+    expect(shared.saves()).toBe(saves);
+
+    // Approved on B: A serves it once it has heard.
+    heard = changedOnce(a);
+    await b.approve('fx', 'tool', 'x', 'fx_x', waiting.hash);
+    await heard;
+    expect(holdsOf(a.review('fx', offer(tool('x', { description: 'new' }))))).toEqual({});
+  });
+});
+
 describe('the pins file', () => {
   it('is 0600 in a new folder, keeps the backends another gateway wrote, and refuses what is not pins', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-pinfile-'));
