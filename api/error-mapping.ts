@@ -7,13 +7,14 @@
  */
 import type { FastifyError } from 'fastify';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { BackendCallError, GatewayError, type ErrorCode } from '../schemas/errors.js';
+import { BackendCallError, BearerAuthError, GatewayError, type ErrorCode } from '../schemas/errors.js';
 import { RpcCode } from '../schemas/json-rpc-codes.js';
 import type { ErrorBody } from '../schemas/api.js';
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
+  insufficient_scope: 403,
   bad_request: 400,
   invalid_message: 400,
   not_found: 404,
@@ -53,6 +54,11 @@ const HTTP_RPC_CODE: Partial<Record<ErrorCode, number>> = {
 
 export function httpStatusOf(err: unknown): number {
   return err instanceof GatewayError ? HTTP_STATUS[err.code] : 500;
+}
+
+/** Headers an error's answer carries on every surface: a bearer refusal's challenge (RFC 6750). */
+export function errorHeaders(err: GatewayError): Record<string, string> {
+  return err instanceof BearerAuthError && err.challenge !== undefined ? { 'www-authenticate': err.challenge } : {};
 }
 
 export function errorBody(err: unknown): ErrorBody {

@@ -1,7 +1,8 @@
 /**
  * What follows the running config besides the controller: a reload may
- * change session limits, skills settings and container limits, and bring new
- * literal credentials (headers, env) to redact; a completed OAuth flow
+ * change session limits, skills settings and container limits, client
+ * authentication and the authorization policies, and bring new literal
+ * credentials (headers, env, local tokens) to redact; a completed OAuth flow
  * reconnects its backend.
  */
 import { registerConfigSecrets } from '../runtime/secrets/register-config-secrets.js';
@@ -9,6 +10,9 @@ import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { Redactor } from '../runtime/observability/logging/redactor.js';
 import type { Runtime } from './runtime.js';
+import type { ListKind } from '../runtime/routing/route-table.js';
+
+const ALL_LISTS: ReadonlySet<ListKind> = new Set(['tools', 'prompts', 'resources']);
 
 export function followReloads(runtime: Runtime, logger: Logger, redactor: Redactor): void {
   const { controller, auth } = runtime;
@@ -32,6 +36,9 @@ export function followReloads(runtime: Runtime, logger: Logger, redactor: Redact
     runtime.containers.updateConfig(config.containers);
     runtime.skills.configure(skillSettingsOf(config, controller.loaded.filePath)).catch((err: unknown) => logger.error({ err }, 'skills settings not applied'));
     runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
+    // New requests authenticate and are judged by the new settings; roles or policies that changed change what each client may see.
+    const authChanged = runtime.incomingAuth.configure(config.incoming_auth);
+    if (runtime.access.configure(config) || authChanged) runtime.fanout.listsChanged(ALL_LISTS);
     try {
       registerConfigSecrets(config, redactor);
     } catch (err) {

@@ -49,6 +49,7 @@ export async function listen(
       skills: runtime.skills,
       registry: runtime.registry,
       auth: runtime.auth,
+      access: runtime.access,
       redactor,
       listenAddress: () => address,
       requestShutdown,

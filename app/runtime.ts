@@ -28,6 +28,8 @@ import { skillsProvider } from '../runtime/skills/skills-provider.js';
 import { MemorySessionTable } from '../api/mcp/memory-session-table.js';
 import type { SessionTable } from '../api/mcp/session-table.js';
 import { RequestTracker } from '../api/mcp/request-tracker.js';
+import { AccessControl } from '../runtime/access/access-control.js';
+import { IncomingAuth } from '../runtime/access/incoming-auth.js';
 import type { Observability } from './observability.js';
 
 export interface Runtime {
@@ -41,6 +43,10 @@ export interface Runtime {
   subscriptions: ResourceSubscriptions;
   sessions: SessionTable;
   requests: RequestTracker;
+  /** Who a client is (`incoming_auth`) and what it may use (`authorization`). */
+  incomingAuth: IncomingAuth;
+  access: AccessControl;
+  fanout: ClientFanout;
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -68,8 +74,10 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   const serving = new ServingBackends(desired, new BackendTraffic(inFlight, fanout), o.logger.child({ component: 'backend' }), auth);
   const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers });
 
-  // Routing: every client operation, through audit and telemetry.
-  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase);
+  // Routing: every client operation, checked against the policies, through audit and telemetry.
+  const incomingAuth = new IncomingAuth(config.incoming_auth);
+  const access = new AccessControl(config);
+  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase, access);
   router.setInterceptors(interceptors(config.audit.enabled, o));
   const subscriptions = new ResourceSubscriptions(router, subscriptionIndex);
   sessions.onEnded((id) => subscriptions.dropSession(id));
@@ -90,6 +98,9 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
     subscriptions,
     sessions,
     requests: new RequestTracker(),
+    incomingAuth,
+    access,
+    fanout,
   };
 }
 

@@ -158,9 +158,9 @@ describe('docs/management-api.md: errors', () => {
 });
 
 describe('YAML config examples in the docs', () => {
-  const files = ['README.md', 'docs/configuration.md', 'docs/containers.md', 'docs/oauth.md', 'docs/skills.md', 'docs/registry.md'];
-  // Any `${VAR}` an example uses gets a value long enough to be a credential.
-  const env = new Proxy({}, { get: (_t, name) => (typeof name === 'string' ? 'example-value-0123456789' : undefined) }) as NodeJS.ProcessEnv;
+  const files = ['README.md', 'docs/configuration.md', 'docs/containers.md', 'docs/oauth.md', 'docs/skills.md', 'docs/registry.md', 'docs/incoming-auth.md'];
+  // Any `${VAR}` an example uses gets a value of its own, long enough to be a credential.
+  const env = new Proxy({}, { get: (_t, name) => (typeof name === 'string' ? `example-${name}-0123456789` : undefined) }) as NodeJS.ProcessEnv;
   const examples = files.flatMap((file) => [...read(file).matchAll(/```yaml\n([\s\S]*?)```/g)].map((m, i) => ({ name: `${file} #${i + 1}`, text: m[1]! })));
 
   it('finds the examples', () => {

@@ -178,7 +178,22 @@ describe('management API (open, two backends)', () => {
     const types = res.body.sessions.map((s: { transport_type: string }) => s.transport_type);
     expect(types).toEqual(expect.arrayContaining(['streamable-http', 'sse']));
     const s = res.body.sessions[0];
-    expectKeys(s, ['id', 'transport_type', 'client_name', 'tool_count', 'capability_snapshot', 'age_seconds', 'idle_seconds', 'ttl', 'expired']);
+    expectKeys(s, [
+      'id',
+      'transport_type',
+      'client_name',
+      'tool_count',
+      'capability_snapshot',
+      'age_seconds',
+      'idle_seconds',
+      'ttl',
+      'expired',
+      'user_id',
+      'roles',
+    ]);
+    // Anonymous clients (incoming_auth.type: anonymous, the default) own their sessions as nobody.
+    expect(s.user_id).toBeNull();
+    expect(s.roles).toEqual([]);
     expectKeys(s.capability_snapshot, ['tools', 'resources', 'prompts']);
     expect(s.tool_count).toBe(s.capability_snapshot.tools);
     expect(res.body.sessions.map((r: { client_name: string }) => r.client_name)).toContain('test-client');
@@ -410,9 +425,10 @@ describe('management API (open, two backends)', () => {
       ['post', '/skills/{name}/disable'],
       ['post', '/tools/call'],
       ['post', '/resources/read'],
+      ['post', '/authorization/check'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(21);
+    expect(Object.keys(paths)).toHaveLength(22);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }]);

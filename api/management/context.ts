@@ -8,6 +8,7 @@ import type { Redactor } from '../../runtime/observability/logging/redactor.js';
 import type { SkillManager } from '../../runtime/skills/skill-manager.js';
 import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
+import type { AccessControl } from '../../runtime/access/access-control.js';
 
 export interface ListenAddress {
   host: string;
@@ -28,6 +29,8 @@ export interface ManagementContext {
   registry: RegistryClient;
   /** Outgoing OAuth: POST /reauth/{name} starts a flow here. */
   auth: BackendAuthManager;
+  /** The authorization policies: POST /authorization/check asks them. */
+  access: AccessControl;
   /** Where the gateway listens (known once it listens). */
   listenAddress(): ListenAddress;
   /**

@@ -19,6 +19,7 @@ import { controlRoutes } from './routes/control.js';
 import { registryRoutes } from './routes/registry.js';
 import { skillRoutes } from './routes/skills.js';
 import { proxyRoutes } from './routes/proxy.js';
+import { authorizationRoutes } from './routes/authorization.js';
 
 export type { ManagementContext, ListenAddress } from './context.js';
 
@@ -52,6 +53,7 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   registryRoutes(app, ctx);
   skillRoutes(app, ctx);
   proxyRoutes(app, ctx);
+  authorizationRoutes(app, ctx);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The start-up banner prints the API's root URL: it answers with what is there.

@@ -5,10 +5,11 @@
  * body at the HTTP level, with the status the transport standard gives it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { mcpHttpError } from '../error-mapping.js';
+import { errorHeaders, mcpHttpError } from '../error-mapping.js';
 import { reportRequestError } from '../request-errors.js';
 
 export async function mcpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const { status, body } = mcpHttpError(reportRequestError(req, err));
-  return reply.code(status).send(body);
+  const typed = reportRequestError(req, err);
+  const { status, body } = mcpHttpError(typed);
+  return reply.code(status).headers(errorHeaders(typed)).send(body);
 }

@@ -109,6 +109,8 @@ export class MemorySessionTable implements SessionTable {
       // Spec 2.4 has an integer; a fractional session_ttl (tests use them) is reported rounded up.
       ttl: Math.ceil(this.ttlSeconds),
       expired: this.isExpired(s, now),
+      user_id: s.identity.userId ?? null,
+      roles: [...s.identity.roles],
     }));
   }
 }

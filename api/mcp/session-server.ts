@@ -22,17 +22,20 @@ import type { CallerContext, ForwardOptions, JsonObject } from '../../runtime/ro
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { cachedListResult } from '../../runtime/transports/json-rpc.js';
 import { toJsonRpcError } from '../error-mapping.js';
-import { BadRequestError, RequestCancelledError } from '../../schemas/errors.js';
+import { BadRequestError, RequestCancelledError, ResourceNotFoundError } from '../../schemas/errors.js';
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
 import { abortReasonText } from '../../runtime/backends/backend-errors.js';
 import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
+import type { AccessControl } from '../../runtime/access/access-control.js';
 
 export interface SessionServerDeps {
   router: Router;
   serving: ServingBackends;
   subscriptions: ResourceSubscriptions;
   validator: jsonSchemaValidator;
+  /** What each caller may see and use (`authorization`). */
+  access: AccessControl;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -50,7 +53,7 @@ export function createSessionServer(deps: SessionServerDeps, session: ClientSess
   // The SDK's own setLevel handler only records the level; ours also tells the backends.
   server.removeRequestHandler('logging/setLevel');
   server.oninitialized = () => {
-    const { lists } = deps.serving.routes;
+    const lists = deps.access.visible(deps.serving.routes, callerOf(session));
     session.initialized = true;
     session.capabilitySnapshot = { tools: lists.tools.length, resources: lists.resources.length, prompts: lists.prompts.length };
   };
@@ -76,21 +79,27 @@ export function createSessionServer(deps: SessionServerDeps, session: ClientSess
 
 async function handle(deps: SessionServerDeps, session: ClientSession, request: JSONRPCRequest, extra: Extra): Promise<JsonObject> {
   const params = (request.params ?? {}) as JsonObject;
-  const routes = deps.serving.routes;
   switch (request.method) {
-    // Lists are served with their JSON computed once per route table (see cachedListResult).
+    // Lists are what this caller may see (everything when authorization is off), served with
+    // their JSON computed once per route table and role set (see cachedListResult).
     // The session's capability snapshot records how much it was last shown.
-    case 'tools/list':
-      session.capabilitySnapshot.tools = routes.lists.tools.length;
-      return cachedListResult('tools', routes.lists.tools);
-    case 'prompts/list':
-      session.capabilitySnapshot.prompts = routes.lists.prompts.length;
-      return cachedListResult('prompts', routes.lists.prompts);
-    case 'resources/list':
-      session.capabilitySnapshot.resources = routes.lists.resources.length;
-      return cachedListResult('resources', routes.lists.resources);
+    case 'tools/list': {
+      const { tools } = deps.access.visible(deps.serving.routes, callerOf(session));
+      session.capabilitySnapshot.tools = tools.length;
+      return cachedListResult('tools', tools);
+    }
+    case 'prompts/list': {
+      const { prompts } = deps.access.visible(deps.serving.routes, callerOf(session));
+      session.capabilitySnapshot.prompts = prompts.length;
+      return cachedListResult('prompts', prompts);
+    }
+    case 'resources/list': {
+      const { resources } = deps.access.visible(deps.serving.routes, callerOf(session));
+      session.capabilitySnapshot.resources = resources.length;
+      return cachedListResult('resources', resources);
+    }
     case 'resources/templates/list':
-      return cachedListResult('resourceTemplates', routes.lists.resourceTemplates);
+      return cachedListResult('resourceTemplates', deps.access.visible(deps.serving.routes, callerOf(session)).resourceTemplates);
     case 'tools/call':
       return deps.router.callTool(callerOf(session, request, extra), params, forwardOptions(extra));
     case 'resources/read':
@@ -100,7 +109,7 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
     case 'completion/complete':
       return deps.router.complete(callerOf(session, request, extra), params, forwardOptions(extra));
     case 'resources/subscribe':
-      await deps.subscriptions.subscribe(session.id, String(params.uri));
+      await deps.subscriptions.subscribe(session.id, mayRead(deps, session, params.uri));
       return {};
     case 'resources/unsubscribe':
       await deps.subscriptions.unsubscribe(session.id, String(params.uri));
@@ -117,15 +126,28 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
 
 const LOGGING_LEVELS = LoggingLevelSchema.options;
 
-function callerOf(session: ClientSession, request: JSONRPCRequest, extra: Extra): CallerContext {
+/** Who the session's requests are made for; with a request, also how to reach its client back. */
+function callerOf(session: ClientSession, request?: JSONRPCRequest, extra?: Extra): CallerContext {
+  const { userId, roles } = session.identity;
   return {
     sessionId: session.id,
     transport: session.transportType,
     clientIp: session.clientIp,
-    requestId: request.id,
+    userId,
+    roles,
+    requestId: request?.id,
     // Tied to this request, so on streamable HTTP it travels on the same response stream.
-    sendRequest: (req, signal, onprogress) => extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) }),
+    sendRequest:
+      extra && ((req, signal, onprogress) => extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) })),
   };
+}
+
+/** A subscription needs what a read needs: a resource this caller may read is as unknown as one nobody has. */
+function mayRead(deps: SessionServerDeps, session: ClientSession, uri: unknown): string {
+  const text = String(uri);
+  const route = deps.router.resourceRoute(text);
+  if (route && !deps.access.check(callerOf(session), 'resource', text, route.backend).allowed) throw new ResourceNotFoundError(text);
+  return text;
 }
 
 function forwardOptions(extra: Extra): ForwardOptions {

@@ -1,8 +1,9 @@
 /**
  * `/mcp`: the streamable HTTP transport. These routes only find the session
  * a request belongs to: a POST without a session that initializes one
- * creates it (within `server.max_sessions`: 503 beyond); later POSTs, the GET
- * stream and DELETE name it in `Mcp-Session-Id` (404 for an unknown one).
+ * creates it for its caller (within `server.max_sessions`: 503 beyond);
+ * later POSTs, the GET stream and DELETE name it in `Mcp-Session-Id` (404
+ * for an unknown one, or one another identity owns: ./session-owner.ts).
  * Everything else about the protocol (media types, message shape, batches,
  * the protocol version) is the transport's to check
  * (./node-streamable-http-transport.ts): it owns the raw response once a
@@ -18,6 +19,8 @@ import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
 import { admitSession } from './admission.js';
+import { claimSession } from './session-owner.js';
+import { ANONYMOUS } from '../../runtime/access/identity.js';
 
 /** A /mcp session: one whose transport is the streamable HTTP one (an /sse session id is unknown here). */
 interface StreamableSession {
@@ -34,6 +37,7 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
     if (typeof id !== 'string' || !id) throw new GatewayError('bad_request', 'Bad Request: Mcp-Session-Id header is required');
     const session = ctx.sessions.get(id);
     if (!session || !(session.transport instanceof NodeStreamableHttpTransport)) throw new GatewayError('not_found', `Session not found: ${id}`);
+    claimSession(req, session);
     return { session, transport: session.transport };
   };
 
@@ -43,7 +47,7 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
       entry = lookup(req);
     } else if (initializes(req.body)) {
       admitSession(ctx, reply);
-      entry = openSession(ctx, req.ip);
+      entry = openSession(ctx, req);
     } else {
       return handOver(reply, () => NodeStreamableHttpTransport.refuseSessionless(req.raw, reply.raw, req.body));
     }
@@ -80,9 +84,10 @@ async function handOver(reply: FastifyReply, answer: () => void | Promise<void>)
   return reply;
 }
 
-function openSession(ctx: McpContext, clientIp: string): StreamableSession {
+function openSession(ctx: McpContext, req: FastifyRequest): StreamableSession {
   const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => randomUUID() });
-  const session = new ClientSession('streamable-http', clientIp, transport, (s) => createSessionServer(ctx, s));
+  const session = new ClientSession('streamable-http', req.ip, transport, (s) => createSessionServer(ctx, s));
+  session.identity = req.identity ?? ANONYMOUS;
   transport.onsessioninitialized = (id) => {
     session.id = id;
     ctx.sessions.add(session);

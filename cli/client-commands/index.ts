@@ -14,6 +14,7 @@ import { EventsFollowCommand, EventsListCommand } from './events.js';
 import { ReloadCommand, ShutdownCommand } from './control.js';
 import { SkillsDisableCommand, SkillsEnableCommand, SkillsListCommand } from './skills.js';
 import { RegistryInstallCommand, RegistrySearchCommand } from './registry.js';
+import { AuthzCheckCommand } from './authz.js';
 
 export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   StatusCommand,
@@ -40,5 +41,6 @@ export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   SkillsDisableCommand,
   RegistrySearchCommand,
   RegistryInstallCommand,
+  AuthzCheckCommand,
   ...CONTAINER_COMMANDS,
 ];

@@ -96,8 +96,16 @@ export class SessionsListCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     io.print(await io.client.sessions(), (s) =>
       renderTable(
-        ['ID', 'TRANSPORT', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED'],
-        s.sessions.map((r) => [r.id, r.transport_type, String(r.tool_count), formatDuration(r.age_seconds), formatDuration(r.idle_seconds), String(r.expired)]),
+        ['ID', 'TRANSPORT', 'USER', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED'],
+        s.sessions.map((r) => [
+          r.id,
+          r.transport_type,
+          r.user_id ?? '-',
+          String(r.tool_count),
+          formatDuration(r.age_seconds),
+          formatDuration(r.idle_seconds),
+          String(r.expired),
+        ]),
       ),
     );
     return EXIT.ok;

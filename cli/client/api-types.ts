@@ -26,6 +26,8 @@ export type RegistrySearch = Static<typeof api.RegistrySearchSchema>;
 export type RegistryServer = Static<typeof api.RegistryServerSchema>;
 export type ToolCall = Static<typeof api.ToolCallSchema>;
 export type ResourceRead = Static<typeof api.ResourceReadSchema>;
+export type AuthorizationCheckRequest = Static<typeof api.AuthorizationCheckBodySchema>;
+export type AuthorizationCheck = Static<typeof api.AuthorizationCheckSchema>;
 
 export type RegistryInstallRequest = Static<typeof api.RegistryInstallBodySchema>;
 export type RegistryInstall = Static<typeof api.RegistryInstallSchema>;
