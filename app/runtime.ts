@@ -63,7 +63,10 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   // Client side: the sessions, who is subscribed to what, and the fan-out that reaches them.
   const sessions = new MemorySessionTable({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions }, o.logger);
   const subscriptionIndex = new SubscriptionIndex();
-  const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger);
+  // Who a client is (`incoming_auth`) and what it may use (`authorization`): backends reach only their callers while policies are on.
+  const incomingAuth = new IncomingAuth(config.incoming_auth);
+  const access = new AccessControl(config);
+  const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger, () => access.enabled);
 
   // Backend side: desired and observed state, the connections in service, the controller.
   const desired = new DesiredState(config.backends, config.conflict_resolution);
@@ -75,8 +78,6 @@ export async function buildRuntime(loaded: LoadedConfig, resolveSecrets: SecretR
   const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers });
 
   // Routing: every client operation, checked against the policies, through audit and telemetry.
-  const incomingAuth = new IncomingAuth(config.incoming_auth);
-  const access = new AccessControl(config);
   const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase, access);
   router.setInterceptors(interceptors(config.audit.enabled, o));
   const subscriptions = new ResourceSubscriptions(router, subscriptionIndex);

@@ -221,6 +221,22 @@ describe('incoming_auth local, with policies', () => {
     await Promise.all([dev.client.close(), nobody.client.close()]);
   });
 
+  it("does not tell a client what a backend it cannot call logs; its caller hears it", async () => {
+    const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const listener = await connectAs(h, NOBODY, 'sse');
+    const heard: unknown[] = [];
+    listener.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void heard.push(n.params.data));
+    const admin = await connectAs(h, ADMIN, 'sse');
+    const adminHeard: unknown[] = [];
+    admin.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void adminHeard.push(n.params.data));
+    await admin.client.callTool({ name: 'github_log', arguments: { level: 'error', message: 'github-internal-detail' } });
+    expect(adminHeard).toContain('github-internal-detail');
+    // One stream per SSE session, in order: anything sent to the listener before this answer has arrived.
+    await listener.client.listTools();
+    expect(heard).toEqual([]);
+    await Promise.all([listener.client.close(), admin.client.close()]);
+  });
+
   it('keeps a session to the identity that created it: another token is told it does not exist', async () => {
     const dev = await connectAs(h, DEV);
     const id = dev.sessionId();
