@@ -32,6 +32,8 @@ export interface AuditRecordInput {
 
 /** error_type for a tool that answered normally but with `isError: true`. */
 export const TOOL_ERROR_TYPE = 'ToolError';
+const NO_ROLES: readonly string[] = [];
+
 /** error_type for an operation the policies refused. */
 export const ACCESS_DENIED_TYPE = 'AccessDenied';
 
@@ -46,7 +48,8 @@ export function buildAuditRecord(input: AuditRecordInput): AuditRecord {
       session_id: input.sessionId,
       client_ip: input.clientIp,
       // Omitted rather than null/undefined: the fields exist only when the user is known.
-      ...(input.userId === undefined ? {} : { user_id: input.userId, roles: [...(input.roles ?? [])] }),
+      // The identity's own (immutable) roles array: nothing is copied per record.
+      ...(input.userId === undefined ? {} : { user_id: input.userId, roles: (input.roles ?? NO_ROLES) as string[] }),
     },
     target: {
       backend: input.backend,
