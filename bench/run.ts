@@ -5,12 +5,14 @@
  * See docs/performance.md for the design, the targets and the results.
  *
  * Environment (all optional):
- *   BENCH_QUICK     1 for a quick look (~2 min): short phases, sections scenarios, sessions, startup, one start-up repeat
+ *   BENCH_QUICK     1 for a quick look (~3 min): short phases, sections scenarios, sessions, startup, auth, one start-up repeat
  *   BENCH_SECONDS   measured seconds per load phase (default 3; quick 1.5)
  *   BENCH_WARMUP    unmeasured warm-up seconds before each phase (default 1; quick 0.5)
  *   BENCH_CLIENTS   client counts of the overhead section (default 1,16)
  *   BENCH_WORKERS   load generator processes (default 1)
- *   BENCH_ONLY      comma list of sections: scenarios, overhead, sessions, tools, startup (default all)
+ *   BENCH_ONLY      comma list of sections: scenarios, overhead, sessions, tools, startup, auth (default all)
+ *   BENCH_AUTH_ROUNDS  rounds of the auth section, each a fresh pair of gateways measured A-B-B-A, and the floor proxy (default 6; quick 2)
+ *   BENCH_AUTH_AA   1: the auth section's second gateway without auth too (A/A: what the method gives for no difference)
  *   BENCH_SCENARIOS comma list of scenario name prefixes (default all; see bench/scenarios.ts)
  *   BENCH_SCENARIO_CLIENTS  client counts of the scenarios (default 1,16)
  *   BENCH_BASELINE  another build's dist/cli/gateway.js: every gateway scenario also runs on it ("before")
@@ -30,6 +32,7 @@ import { CLK_TCK, killAll, loadAverage, runMain, sleep, type Proc } from './proc
 import { f, table } from './format.js';
 import { abandonSessions, BASE_TOLERANCE_MB, type AbandonResult } from './abandoned-sessions.js';
 import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
+import { authCost, authSummary, authTable, authTarget, type AuthCostResults } from './auth-cost.js';
 import {
   AUDIT,
   FIXTURE_JS,
@@ -58,7 +61,7 @@ import { median } from './stats.js';
 const env = process.env;
 const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16').split(',').map(Number);
 const WORKERS = Math.max(1, Number(env.BENCH_WORKERS ?? 1));
-const SECTIONS = new Set((env.BENCH_ONLY ?? (QUICK ? 'scenarios,sessions,startup' : 'scenarios,overhead,sessions,tools,startup')).split(','));
+const SECTIONS = new Set((env.BENCH_ONLY ?? (QUICK ? 'scenarios,sessions,startup,auth' : 'scenarios,overhead,sessions,tools,startup,auth')).split(','));
 const STARTUP_REPEAT = Number(env.BENCH_STARTUP_REPEAT ?? (QUICK ? 1 : 3));
 const IDLE_SESSIONS = Number(env.BENCH_IDLE_SESSIONS ?? 1000);
 const ABANDONED_SESSIONS = Number(env.BENCH_ABANDONED_SESSIONS ?? (QUICK ? 2000 : 10_000));
@@ -102,6 +105,7 @@ interface Results {
   sessions?: Record<string, unknown>;
   tools_list?: { rows: Row[] };
   startup?: Record<string, unknown>;
+  auth?: AuthCostResults;
   targets?: Array<{ target: string; limit: string; measured: string; met: boolean | null }>;
   duration_s?: number;
 }
@@ -451,6 +455,7 @@ function evaluate(results: Results): void {
         met: st.ratio <= 2,
       });
   }
+  if (results.auth) t.push(authTarget(results.auth));
   results.targets = t;
 }
 
@@ -500,6 +505,11 @@ async function main(): Promise<void> {
       console.log(`\n# Start to all-Ready`);
       await startup(results);
     }
+    if (SECTIONS.has('auth')) {
+      console.log('\n# Client authentication and policies: the same gateway without, and with local tokens and ten policies');
+      results.auth = await authCost(lg);
+      console.log(authSummary(results.auth));
+    }
   } finally {
     lg.stop();
     killAll();
@@ -522,11 +532,16 @@ async function main(): Promise<void> {
     console.log('\n# Summary: tools/list');
     console.log(overheadTable(results.tools_list.rows));
   }
+  if (results.auth) {
+    console.log('\n# Summary: client authentication and policies');
+    console.log(authTable(results.auth.rows));
+    console.log(authSummary(results.auth));
+  }
   console.log('\n# Targets');
   console.log(
     table(
       ['target', 'limit', 'measured', 'met'],
-      (results.targets ?? []).map((x) => [x.target, x.limit, x.measured, x.met ? 'yes' : 'NO']),
+      (results.targets ?? []).map((x) => [x.target, x.limit, x.measured, x.met === null ? '-' : x.met ? 'yes' : 'NO']),
     ),
   );
   const dir = join(ROOT, 'bench', 'results');
