@@ -221,7 +221,7 @@ describe('incoming_auth local, with policies', () => {
     await Promise.all([dev.client.close(), nobody.client.close()]);
   });
 
-  it("does not tell a client what a backend it cannot call logs; its caller hears it", async () => {
+  it('does not tell a client what a backend it cannot call logs; its caller hears it', async () => {
     const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const listener = await connectAs(h, NOBODY, 'sse');
     const heard: unknown[] = [];
