@@ -132,7 +132,7 @@ describe('cli: gateway server', () => {
       audit: { file: join(dir, 'audit.jsonl') },
       backends: { fx: fixtureBackend('fx'), down: { type: 'stdio', command: '/nonexistent/cli-test' } },
     });
-    const gw = run(['server', '--config', cfg, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', '-v']);
+    const gw = run(['server', '--wait', '--config', cfg, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', '-v']);
     const [, mcpUrl] = await gw.match(/Streamable HTTP\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)\b/);
     const [, sseUrl] = await gw.match(/SSE\s+(http:\/\/127\.0\.0\.1:\d+\/sse)\b/);
     const [, manageUrl] = await gw.match(/Management API\s+(http:\/\/127\.0\.0\.1:\d+\/manage\/v1)\b/);
@@ -172,7 +172,7 @@ describe('cli: gateway server', () => {
       [both, 'fromyaml_echo', ['-vv']],
       [onlyYml, 'fromyml_echo', []],
     ] as const) {
-      const gw = run(['server', ...flags], { cwd });
+      const gw = run(['server', '--wait', ...flags], { cwd });
       const [, url] = await gw.match(/Streamable HTTP\s+(http:\/\/\S+\/mcp)\b/);
       const client = await connect(url);
       const names = (await client.listTools()).tools.map((t) => t.name);
@@ -196,7 +196,7 @@ describe('cli: gateway server', () => {
     const example = readFileSync(join(repoRoot(), 'config.yaml'), 'utf8');
     const cfg = writeYaml(dir, 'example.yaml', example.replace('file: logs/audit.jsonl', `file: ${join(dir, 'audit.jsonl')}`));
     symlinkSync(join(repoRoot(), 'node_modules'), join(dir, 'node_modules'));
-    const gw = run(['server', '--config', cfg, '--port', '0'], { env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } });
+    const gw = run(['server', '--wait', '--config', cfg, '--port', '0'], { env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } });
     const [, url] = await gw.match(/Streamable HTTP\s+(http:\/\/\S+\/mcp)\b/);
     const client = await connect(url);
     const names = (await client.listTools()).tools.map((t) => t.name);
