@@ -461,7 +461,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(21);
+      expect(operations).toHaveLength(22);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),
@@ -511,6 +511,7 @@ describe('management API (open, two backends)', () => {
         '/manage/v1/registry/install': true,
         '/manage/v1/tools/call': true,
         '/manage/v1/resources/read': true,
+        '/manage/v1/authorization/check': true,
       });
     });
 
