@@ -18,7 +18,9 @@
  *
  * On a shared two-core machine that ratio moves by more than the 5% it is
  * to resolve, so the auth steps are also timed alone, in this process
- * (bench/auth-path.ts): a lower bound that does resolve microseconds. And
+ * (bench/auth-path.ts): a lower bound that does resolve microseconds, for
+ * each mode (anonymous, local, jwt with a token seen before and with a new
+ * one; oidc verifies as jwt does, only its key set is found another way). And
  * BENCH_AUTH_AA=1 gives the second gateway no auth either (A/A): what the
  * method reports when there is no difference. (Instruction counts under
  * callgrind, bench/instructions.ts, were tried: on the loaded machine runs
@@ -30,6 +32,7 @@ import type { Proc } from './proc.js';
 import { median } from './stats.js';
 import { authPathCost, type AuthPathCost } from './auth-path.js';
 import { parseConfigText } from '../controller/config/config-loader.js';
+import { signingKey, startJwtIssuer } from '../test/fixtures/jwt-issuer.js';
 
 const env = process.env;
 const ROUNDS = Math.max(1, Number(env.BENCH_AUTH_ROUNDS ?? (QUICK ? 2 : 6)));
@@ -82,8 +85,8 @@ type PerVariant = Record<Variant, number>;
 export interface AuthCostResults {
   /** BENCH_AUTH_AA=1: the second gateway had no auth either. */
   aa: boolean;
-  /** The auth steps alone, in process (bench/auth-path.ts): a lower bound that resolves microseconds. */
-  path: AuthPathCost;
+  /** The auth steps alone per mode, in process (bench/auth-path.ts): a lower bound that resolves microseconds. */
+  paths: Record<PathMode, AuthPathCost>;
   rows: AuthCostRow[];
   /** Medians over every measured phase of each variant. */
   us_per_call: PerVariant;
@@ -97,12 +100,7 @@ export interface AuthCostResults {
 export async function authCost(lg: LoadGen): Promise<AuthCostResults> {
   const backend = await startHttpBackend('auth', 'bench');
   const backends = { h: { type: 'streamable-http', url: backend.url } };
-  // The config as the gateway parses it (JSON is YAML): the same defaults and checks.
-  const path = authPathCost(parseConfigText(JSON.stringify({ version: '1', backends, ...AUTH_CONFIG })), AUTH_HEADERS.authorization, {
-    tool: 'h_echo',
-    backend: 'h',
-  });
-  console.log(`the auth steps alone, in this process: ${f(path.us_per_call, 2)} µs per call (median of ${path.repeats} × ${path.calls} calls)`);
+  const paths = await pathCosts(backends);
   const target = (variant: Variant, url: string, proc: Proc): Target => ({
     name: `${variant === 'floor' ? 'floor proxy' : 'gateway'}, raw HTTP clients, auth: ${variant}`,
     transport: 'raw-http',
@@ -153,13 +151,52 @@ export async function authCost(lg: LoadGen): Promise<AuthCostResults> {
   const added = median(rounds);
   return {
     aa: AA,
-    path,
+    paths,
     rows,
     us_per_call: { none: us('none'), [LOCAL]: us(LOCAL), floor: us('floor') },
     round_added_pct: rounds,
     added_pct: added,
     met: added <= AUTH_GOAL_PCT,
   };
+}
+
+const PATH_MODES = ['anonymous (the default)', 'local + 10 policies', 'jwt + 10 policies, a token seen before', 'jwt + 10 policies, a new token'] as const;
+type PathMode = (typeof PATH_MODES)[number];
+
+/** The auth steps alone, for each mode (the bench process's own CPU; see bench/auth-path.ts). */
+async function pathCosts(backends: Record<string, unknown>): Promise<Record<PathMode, AuthPathCost>> {
+  // The config as the gateway parses it (JSON is YAML): the same defaults and checks.
+  const parsed = (extra: Record<string, unknown>) => parseConfigText(JSON.stringify({ version: '1', backends, ...extra }));
+  const call = { tool: 'h_echo', backend: 'h' };
+  const cached = (header: string) => ({ warmup: 20_000, calls: 200_000, repeats: 5, header: () => header });
+  const key = await signingKey('bench-rsa', 'RS256');
+  const idp = await startJwtIssuer([key]);
+  try {
+    const audience = 'http://127.0.0.1:9000/mcp';
+    const jwt = parsed({
+      incoming_auth: { type: 'jwt', issuer: idp.issuer, jwks_uri: idp.jwksUri, audience },
+      authorization: AUTH_CONFIG.authorization,
+    });
+    // A jti of its own: RS256 signatures are deterministic, so tokens minted in the same second would be one token.
+    const mint = (_: unknown, i: number) => idp.mint(key, { sub: 'bench', aud: audience, roles: ['bench'], jti: `bench-${i}` });
+    // Every call of the last mode a token the gateway has not seen (minted beforehand, not timed).
+    const fresh = await Promise.all(Array.from({ length: 200 + 3 * 1000 }, mint));
+    if (new Set(fresh).size !== fresh.length) throw new Error('the new tokens are not all different');
+    const bearer = (token: string) => `Bearer ${token}`;
+    const costs = {
+      [PATH_MODES[0]]: await authPathCost(parsed({}), call, cached('')),
+      [PATH_MODES[1]]: await authPathCost(parsed(AUTH_CONFIG), call, cached(AUTH_HEADERS.authorization)),
+      [PATH_MODES[2]]: await authPathCost(jwt, call, cached(bearer(await mint(null, -1)))),
+      [PATH_MODES[3]]: await authPathCost(jwt, call, { warmup: 200, calls: 1000, repeats: 3, header: (i) => bearer(fresh[i]!) }),
+    } as Record<PathMode, AuthPathCost>;
+    for (const mode of PATH_MODES)
+      console.log(
+        `the auth steps alone, ${mode}: ${f(costs[mode].us_per_call, 2)} µs per call (median of ${costs[mode].repeats} × ${costs[mode].calls} calls)`,
+      );
+    return costs;
+  } finally {
+    await idp.close();
+  }
 }
 
 export function authTable(rows: readonly AuthCostRow[]): string {
@@ -193,8 +230,8 @@ export function authSummary(r: AuthCostResults): string {
   return [
     `CPU per call at ${CLIENTS} clients, medians of ${ROUNDS} A-B-B-A rounds of ${SECONDS} s phases: ${line(r.us_per_call, 'µs', 1)}`,
     `  per round, ${LOCAL} vs no auth: ${r.round_added_pct.map(pct).join(', ')}; median ${pct(r.added_pct)} (rounds ${spread})`,
-    `the auth steps alone (in process, a lower bound): ${f(r.path.us_per_call, 2)} µs per call, ` +
-      `${f((100 * r.path.us_per_call) / r.us_per_call.none, 1)}% of the gateway's CPU per call without auth`,
+    `the auth steps alone, in process (a lower bound; % of the gateway's CPU per call without auth): ` +
+      PATH_MODES.map((m) => `${m} ${f(r.paths[m].us_per_call, 2)} µs (${f((100 * r.paths[m].us_per_call) / r.us_per_call.none, 1)}%)`).join('; '),
     r.aa
       ? 'A/A run (BENCH_AUTH_AA=1): both gateways without auth; the figures above are what the method gives for no difference'
       : `goal <= +${AUTH_GOAL_PCT}% (median of the rounds): ${r.met ? 'met' : 'MISSED'}`,
@@ -208,7 +245,7 @@ export function authTarget(r: AuthCostResults): { target: string; limit: string;
     limit: `<= +${AUTH_GOAL_PCT}%`,
     measured:
       `${pct(r.added_pct)} (rounds ${pct(Math.min(...r.round_added_pct))} to ${pct(Math.max(...r.round_added_pct))}; ` +
-      `floor ${f(r.us_per_call.floor, 1)} µs, gateway ${f(r.us_per_call.none, 1)} → ${f(r.us_per_call[LOCAL], 1)} µs; auth steps alone ${f(r.path.us_per_call, 2)} µs)`,
+      `floor ${f(r.us_per_call.floor, 1)} µs, gateway ${f(r.us_per_call.none, 1)} → ${f(r.us_per_call[LOCAL], 1)} µs; auth steps alone ${f(r.paths[PATH_MODES[1]].us_per_call, 2)} µs)`,
     met: r.aa ? null : r.met,
   };
 }
