@@ -1,6 +1,7 @@
 /**
- * The Fastify application: MCP endpoints at the root (`/mcp`, `/sse`) and
- * the management API under `/manage/v1`, each an encapsulated plugin.
+ * The Fastify application: MCP endpoints at the root (`/mcp`, `/sse`), their
+ * protected resource metadata under `/.well-known/`, and the management API
+ * under `/manage/v1`, each MCP and management an encapsulated plugin.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from '../runtime/observability/logging/logger.js';
@@ -10,6 +11,8 @@ import type { McpContext } from './mcp/mcp-context.js';
 import { managementApi, MANAGEMENT_PREFIX, type ManagementContext } from './management/index.js';
 import { TransportSecurity, type AllowedPeers } from './transport-security.js';
 import { mcpErrorHandler } from './mcp/mcp-errors.js';
+import { authenticateClients } from './mcp/authenticate.js';
+import { protectedResourceRoutes } from './mcp/protected-resource.js';
 import { installErrorHandling } from './management/errors.js';
 import { allowEmptyJsonBodies } from './json-body.js';
 import { GatewayError } from '../schemas/errors.js';
@@ -51,9 +54,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     mcp.removeContentTypeParser('text/plain');
     allowEmptyJsonBodies(mcp);
     mcp.setErrorHandler(mcpErrorHandler);
+    // Before any session is looked up or any body read: who is calling (401 with a challenge when nobody we know).
+    authenticateClients(mcp, ctx.mcp.incomingAuth);
     await streamableHttpRoutes(mcp, ctx.mcp);
     await sseRoutes(mcp, ctx.mcp);
   });
+  // Public, answered in the REST format: where MCP clients learn how to get a token (RFC 9728).
+  await protectedResourceRoutes(app, ctx.mcp.incomingAuth);
   await app.register(managementApi, { prefix: MANAGEMENT_PREFIX, ctx: ctx.management });
   return app;
 }

@@ -7,13 +7,14 @@
  */
 import type { FastifyError } from 'fastify';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { BackendCallError, GatewayError, type ErrorCode } from '../schemas/errors.js';
+import { BackendCallError, BearerAuthError, GatewayError, type ErrorCode } from '../schemas/errors.js';
 import { RpcCode } from '../schemas/json-rpc-codes.js';
 import type { ErrorBody } from '../schemas/api.js';
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
+  insufficient_scope: 403,
   bad_request: 400,
   invalid_message: 400,
   not_found: 404,
@@ -63,6 +64,16 @@ const HTTP_RPC_CODE: Partial<Record<ErrorCode, number>> = {
 
 export function httpStatusOf(err: unknown): number {
   return err instanceof GatewayError ? HTTP_STATUS[err.code] : 500;
+}
+
+/** Headers an error's answer carries on every surface: a bearer refusal's challenge (RFC 6750). */
+/** Headers an error answer carries: the bearer challenge (401/403), and when to come back (`retry_after_s`, e.g. 503/429). */
+export function errorHeaders(err: GatewayError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (err instanceof BearerAuthError && err.challenge !== undefined) headers['www-authenticate'] = err.challenge;
+  const retry = err.details.retry_after_s;
+  if (typeof retry === 'number') headers['retry-after'] = String(retry);
+  return headers;
 }
 
 export function errorBody(err: unknown): ErrorBody {

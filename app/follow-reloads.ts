@@ -1,8 +1,9 @@
 /**
  * What follows the running config besides the controller: a reload may
  * change session limits, skills settings, container limits, the optimizer,
- * the tool pinning mode and the plugin chain (rebuilt), and bring new literal
- * credentials (headers, env) to redact; a completed OAuth flow reconnects its backend.
+ * the tool pinning mode, the plugin chain (rebuilt), client authentication
+ * and the authorization policies, and bring new literal credentials (headers,
+ * env, local tokens) to redact; a completed OAuth flow reconnects its backend.
  */
 import { registerConfigSecrets } from '../runtime/secrets/register-config-secrets.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
@@ -10,6 +11,9 @@ import { optimizerSettingsOf } from '../runtime/optimizer/settings.js';
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { Redactor } from '../runtime/observability/logging/redactor.js';
 import type { Runtime } from './runtime.js';
+import type { ListKind } from '../runtime/routing/route-table.js';
+
+const ALL_LISTS: ReadonlySet<ListKind> = new Set(['tools', 'prompts', 'resources']);
 
 export function followReloads(runtime: Runtime, logger: Logger, redactor: Redactor): void {
   const { controller, auth } = runtime;
@@ -35,6 +39,9 @@ export function followReloads(runtime: Runtime, logger: Logger, redactor: Redact
     runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
     runtime.optimizer.configure(optimizerSettingsOf(config));
     runtime.pins.setSettings(config.security.tool_pinning);
+    // New requests authenticate and are judged by the new settings; roles or policies that changed change what each client may see.
+    const authChanged = runtime.incomingAuth.configure(config.incoming_auth);
+    if (runtime.access.configure(config) || authChanged) runtime.fanout.listsChanged(ALL_LISTS);
     try {
       registerConfigSecrets(config, redactor);
     } catch (err) {

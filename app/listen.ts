@@ -60,6 +60,7 @@ export async function listen(
       registry: runtime.registry,
       auth: runtime.auth,
       plugins: runtime.plugins,
+      access: runtime.access,
       redactor,
       listenAddress: () => address,
       requestShutdown,

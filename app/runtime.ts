@@ -36,6 +36,8 @@ import { MemorySessionTable } from '../api/mcp/memory-session-table.js';
 import type { SessionTable } from '../api/mcp/session-table.js';
 import { RequestTracker } from '../api/mcp/request-tracker.js';
 import { replicaId } from '../runtime/cluster/replica.js';
+import { AccessControl } from '../runtime/access/access-control.js';
+import { IncomingAuth } from '../runtime/access/incoming-auth.js';
 import type { Observability } from './observability.js';
 import type { SharedSessions } from './session-store.js';
 
@@ -63,6 +65,10 @@ export interface Runtime {
   drain: { retryS?: number };
   /** The plugin chain's plugins (`plugins:`); a reload rebuilds the chain. */
   plugins: PluginSet;
+  /** Who a client is (`incoming_auth`) and what it may use (`authorization`). */
+  incomingAuth: IncomingAuth;
+  access: AccessControl;
+  fanout: ClientFanout;
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -100,7 +106,10 @@ export async function buildRuntime(
   // Client side: the sessions, who is subscribed to what, and the fan-out that reaches them.
   const sessions: SessionTable = shared?.table ?? new MemorySessionTable(limits, replica, o.logger);
   const subscriptionIndex = new SubscriptionIndex();
-  const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger);
+  // Who a client is (`incoming_auth`) and what it may use (`authorization`): backends reach only their callers while policies are on.
+  const incomingAuth = new IncomingAuth(config.incoming_auth);
+  const access = new AccessControl(config);
+  const fanout = new ClientFanout(sessions, subscriptionIndex, o.logger, () => access.enabled);
 
   // Backend side: desired and observed state, the connections in service, the controller.
   const desired = new DesiredState(config.backends, config.conflict_resolution);
@@ -118,8 +127,8 @@ export async function buildRuntime(
   serving.reviewDefinitions(pins);
   pins.on('changed', () => serving.refresh());
 
-  // Routing: every client operation, through audit and telemetry, and tool calls, prompts and reads through the plugins.
-  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase);
+  // Routing: every client operation, checked against the policies, through audit and telemetry, and tool calls, prompts and reads through the plugins.
+  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase, access);
   router.setInterceptors(interceptors(config.audit.enabled, o));
   await plugins.apply(config.plugins);
   router.setPlugins(plugins.chain);
@@ -154,6 +163,9 @@ export async function buildRuntime(
     shared,
     drain: {},
     plugins,
+    incomingAuth,
+    access,
+    fanout,
   };
 }
 

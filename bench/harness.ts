@@ -15,7 +15,7 @@ import { childPids, cpuMicros, loadAverage, mainThreadWakeups, rssBytes, sleep, 
 export { childPids, rssBytes };
 
 const env = process.env;
-/** BENCH_QUICK=1: short phases and fewer repeats, for a look in about two minutes (noisier figures). */
+/** BENCH_QUICK=1: short phases and fewer repeats, for a look in a few minutes (noisier figures). */
 export const QUICK = env.BENCH_QUICK === '1';
 export const SECONDS = Number(env.BENCH_SECONDS ?? (QUICK ? 1.5 : 3));
 export const WARMUP = Number(env.BENCH_WARMUP ?? (QUICK ? 0.5 : 1));
@@ -315,6 +315,8 @@ export interface Target {
   backendPid?: () => number[];
   /** How each call is made (default `call`; `calltool` = SDK `Client.callTool()`, after `listTools()`). */
   method?: LoadMethod;
+  /** Sent with every request of its clients (credentials). */
+  headers?: Record<string, string>;
 }
 
 const sumOf = (read: (pid: number) => number) => (pids: number[]) =>
@@ -339,6 +341,7 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
     toolPattern: t.toolPattern,
     command: t.command,
     listTools: method === 'calltool',
+    headers: t.headers,
   });
   try {
     if (WARMUP > 0) await lg.run(WARMUP, false, method);

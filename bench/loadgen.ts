@@ -44,6 +44,8 @@ export type LoadCommand =
       concurrency?: number;
       /** Each client calls `listTools()` once after connecting (SDK clients only). */
       listTools?: boolean;
+      /** Sent with every HTTP request (an `Authorization` header, say). */
+      headers?: Record<string, string>;
       command?: { command: string; args: string[] };
     }
   | { cmd: 'run'; seconds: number; record: boolean; method: LoadMethod }
@@ -103,7 +105,10 @@ class RawClient implements LoadClient {
   private nextId = 0;
   private readonly target: http.RequestOptions;
 
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly extraHeaders: Record<string, string> = {},
+  ) {
     const u = new URL(url);
     this.target = { hostname: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: rawAgent };
   }
@@ -127,7 +132,7 @@ class RawClient implements LoadClient {
   async close(): Promise<void> {
     if (!this.sessionId) return;
     await new Promise<void>((resolve) => {
-      const req = http.request({ ...this.target, method: 'DELETE', headers: { 'mcp-session-id': this.sessionId } }, (res) => {
+      const req = http.request({ ...this.target, method: 'DELETE', headers: { ...this.extraHeaders, 'mcp-session-id': this.sessionId } }, (res) => {
         res.resume();
         res.on('end', resolve);
       });
@@ -139,6 +144,7 @@ class RawClient implements LoadClient {
   private post(body: unknown): Promise<unknown> {
     const payload = JSON.stringify(body);
     const headers: Record<string, string | number> = {
+      ...this.extraHeaders,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'content-length': Buffer.byteLength(payload),
@@ -179,15 +185,15 @@ let tool = '';
 
 async function connectOne(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promise<LoadClient> {
   if (cmd.transport === 'raw-http') {
-    const raw = new RawClient(cmd.url);
+    const raw = new RawClient(cmd.url, cmd.headers);
     await raw.connect();
     return raw;
   }
   const client = new Client({ name: 'bench-loadgen', version: '1.0.0' }, { capabilities: {} });
   let t: Transport;
   if (cmd.transport === 'stdio') t = new StdioClientTransport({ ...cmd.command!, stderr: 'ignore' });
-  else if (cmd.transport === 'sse') t = new SSEClientTransport(new URL(cmd.url));
-  else t = new StreamableHTTPClientTransport(new URL(cmd.url));
+  else if (cmd.transport === 'sse') t = new SSEClientTransport(new URL(cmd.url), { requestInit: { headers: cmd.headers } });
+  else t = new StreamableHTTPClientTransport(new URL(cmd.url), { requestInit: { headers: cmd.headers } });
   await client.connect(t);
   return client;
 }

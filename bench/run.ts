@@ -5,15 +5,17 @@
  * See docs/performance.md for the design, the targets and the results.
  *
  * Environment (all optional):
- *   BENCH_QUICK     1 for a quick look (~3 min): short phases, sections scenarios, stores, sessions, startup, one start-up repeat
+ *   BENCH_QUICK     1 for a quick look (~3 min): short phases, sections scenarios, stores, sessions, startup, optimizer, auth, one start-up repeat
  *   BENCH_SECONDS   measured seconds per load phase (default 3; quick 1.5)
  *   BENCH_WARMUP    unmeasured warm-up seconds before each phase (default 1; quick 0.5)
  *   BENCH_CLIENTS   client counts of the overhead section (default 1,16)
  *   BENCH_WORKERS   load generator processes (default 1)
- *   BENCH_ONLY      comma list of sections: scenarios, stores, overhead, sessions, tools, startup, optimizer, plugins (default all; quick: scenarios, stores, sessions, startup, optimizer)
+ *   BENCH_ONLY      comma list of sections: scenarios, stores, overhead, sessions, tools, startup, optimizer, plugins, auth (default all; quick: scenarios, stores, sessions, startup, optimizer, auth)
  *   BENCH_STORE_ROUNDS  alternating rounds of the session-store comparison (default 6; quick 2)
  *   BENCH_PLUGIN_ROUNDS   rounds of the plugins section (default 3; quick 1)
  *   BENCH_PLUGIN_CLIENTS  client counts of the plugins section (default 1,16)
+ *   BENCH_AUTH_ROUNDS  rounds of the auth section, each a fresh pair of gateways measured A-B-B-A, and the floor proxy (default 6; quick 2)
+ *   BENCH_AUTH_AA   1: the auth section's second gateway without auth too (A/A: what the method gives for no difference)
  *   BENCH_SCENARIOS comma list of scenario name prefixes (default all; see bench/scenarios.ts)
  *   BENCH_SCENARIO_CLIENTS  client counts of the scenarios (default 1,16)
  *   BENCH_BASELINE  another build's dist/cli/gateway.js: every gateway scenario also runs on it ("before")
@@ -34,6 +36,7 @@ import { f, table } from './format.js';
 import { abandonSessions, BASE_TOLERANCE_MB, type AbandonResult } from './abandoned-sessions.js';
 import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
 import { STORE_TARGET_RATIO, compareStores, storeTable, type StoreComparison } from './stores.js';
+import { authCost, authSummary, authTable, authTarget, type AuthCostResults } from './auth-cost.js';
 import {
   AUDIT,
   FIXTURE_JS,
@@ -65,7 +68,9 @@ const env = process.env;
 const CLIENT_COUNTS = (env.BENCH_CLIENTS ?? '1,16').split(',').map(Number);
 const WORKERS = Math.max(1, Number(env.BENCH_WORKERS ?? 1));
 const SECTIONS = new Set(
-  (env.BENCH_ONLY ?? (QUICK ? 'scenarios,stores,sessions,startup,optimizer' : 'scenarios,stores,overhead,sessions,tools,startup,optimizer,plugins')).split(','),
+  (
+    env.BENCH_ONLY ?? (QUICK ? 'scenarios,stores,sessions,startup,optimizer,auth' : 'scenarios,stores,overhead,sessions,tools,startup,optimizer,plugins,auth')
+  ).split(','),
 );
 const STARTUP_REPEAT = Number(env.BENCH_STARTUP_REPEAT ?? (QUICK ? 1 : 3));
 const IDLE_SESSIONS = Number(env.BENCH_IDLE_SESSIONS ?? 1000);
@@ -113,6 +118,7 @@ interface Results {
   tools_list?: { rows: Row[] };
   startup?: Record<string, unknown>;
   plugins?: PluginResults;
+  auth?: AuthCostResults;
   targets?: Array<{ target: string; limit: string; measured: string; met: boolean | null }>;
   duration_s?: number;
 }
@@ -471,6 +477,7 @@ function evaluate(results: Results): void {
       });
   }
   if (results.plugins) t.push(...pluginTargets(results.plugins));
+  if (results.auth) t.push(authTarget(results.auth));
   results.targets = t;
 }
 
@@ -532,6 +539,11 @@ async function main(): Promise<void> {
       console.log('\n# Plugins: the bench call (SDK callTool, /mcp → sdk-http) through each built-in plugin');
       results.plugins = await pluginsSection(lg, env.BENCH_BASELINE || undefined);
     }
+    if (SECTIONS.has('auth')) {
+      console.log('\n# Client authentication and policies: the same gateway without, and with local tokens and ten policies');
+      results.auth = await authCost(lg);
+      console.log(authSummary(results.auth));
+    }
   } finally {
     lg.stop();
     killAll();
@@ -564,11 +576,16 @@ async function main(): Promise<void> {
     console.log('\n# Summary: plugins on other calls (in-process only: the chain’s own CPU per call)');
     console.log(otherCallsTable(results.plugins.other_calls));
   }
+  if (results.auth) {
+    console.log('\n# Summary: client authentication and policies');
+    console.log(authTable(results.auth.rows));
+    console.log(authSummary(results.auth));
+  }
   console.log('\n# Targets');
   console.log(
     table(
       ['target', 'limit', 'measured', 'met'],
-      (results.targets ?? []).map((x) => [x.target, x.limit, x.measured, x.met ? 'yes' : 'NO']),
+      (results.targets ?? []).map((x) => [x.target, x.limit, x.measured, x.met === null ? '-' : x.met ? 'yes' : 'NO']),
     ),
   );
   const dir = join(ROOT, 'bench', 'results');

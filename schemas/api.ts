@@ -8,6 +8,7 @@ import { BackendRecordSchema, EventRecordSchema, SEVERITIES } from './records.js
 import { BACKEND_NAME_PATTERN, OPTIMIZER_MAX_LIMIT } from './config.js';
 import { FindingSchema, HOLD_REASONS } from './pinning.js';
 import { EXECUTION_MODES } from './plugins.js';
+import { POLICY_EFFECTS, RESOURCE_KINDS, RESOURCE_NAME_PATTERN } from './access-config.js';
 
 const Int = (opts: object = {}) => Type.Integer(opts);
 /** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
@@ -159,6 +160,10 @@ export const SessionRecordSchema = Type.Object({
   replica: Type.String({
     description: 'Beyond the spec: the id of the gateway replica that last served the session (`$GATEWAY_REPLICA_ID`, else `<hostname>-<pid>`).',
   }),
+  user_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'Beyond the spec: the authenticated user that owns the session (JWT `sub`, local token name); null for an anonymous one.',
+  }),
+  roles: Type.Array(Type.String(), { description: "Beyond the spec: that user's roles as of its last request." }),
 });
 export const SessionsSchema = Type.Object({
   active_sessions: Int({ description: 'Sessions not expired.' }),
@@ -418,3 +423,20 @@ export const ResourceReadSchema = Type.Object({
 
 export type ReloadResponse = Static<typeof ReloadSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
+
+// --- authorization (beyond the spec) ---
+
+export const AuthorizationCheckBodySchema = Type.Object({
+  roles: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'The roles of the caller in question; [] for one with none.' }),
+  resource: Type.String({
+    pattern: RESOURCE_NAME_PATTERN,
+    description: `What is asked for: ${RESOURCE_KINDS.map((k) => `\`${k}:…\``).join(', ')} (e.g. \`tool:github_create_issue\`).`,
+  }),
+});
+export const AuthorizationCheckSchema = Type.Object({
+  allowed: Type.Boolean(),
+  policy_index: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description: '0-based index of the policy that decided; null when `default_effect` applied or authorization is off.',
+  }),
+  effect: StringEnum(POLICY_EFFECTS),
+});

@@ -10,7 +10,8 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /** Spec 2.8's three, plus `complete` (completion/complete goes through the same audit and telemetry). */
 export const AUDIT_METHODS = ['call_tool', 'read_resource', 'get_prompt', 'complete'] as const;
-export const AUDIT_STATUSES = ['success', 'error'] as const;
+/** Beyond spec 2.8: `denied`, an operation the authorization policies refused (docs/incoming-auth.md). */
+export const AUDIT_STATUSES = ['success', 'error', 'denied'] as const;
 
 /** UTC ISO 8601 as produced by `Date.prototype.toISOString()`. */
 const UTC_TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$';
@@ -24,6 +25,8 @@ export const AuditSource = Type.Object(
     client_ip: Type.String(),
     /** Present only when the caller is authenticated as a known user. */
     user_id: Type.Optional(Type.String()),
+    /** Beyond spec 2.8: that user's roles, with `user_id`. */
+    roles: Type.Optional(Type.Array(Type.String())),
   },
   { additionalProperties: false },
 );
@@ -47,6 +50,8 @@ export const AuditOutcome = Type.Object(
     error: NullableString,
     /** Class name of the thrown error, or `ToolError` when a tool returned `isError: true`. */
     error_type: NullableString,
+    /** Status `denied` only: the 0-based index of the policy that refused, or null when `default_effect` did. */
+    policy_index: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
   },
   { additionalProperties: false },
 );

@@ -9,6 +9,7 @@ import { Type, type Static, type TSchema, type TProperties } from '@sinclair/typ
 import { LOG_LEVELS } from './log-levels.js';
 import { TOOL_NAME_CHARACTER, TOOL_NAME_PATTERN } from './tool-name.js';
 import { PluginEntrySchema } from './plugins.js';
+import { AuthorizationSchema, IncomingAuthSchema } from './access-config.js';
 
 /** A closed object whose missing value defaults to `{}` so nested defaults apply. */
 const Section = <T extends TProperties>(props: T, description: string) => Type.Object(props, { additionalProperties: false, default: {}, description });
@@ -279,6 +280,8 @@ export const ConfigSchema = Type.Object(
       },
       'What happens when two backends expose the same tool or prompt name.',
     ),
+    incoming_auth: IncomingAuthSchema,
+    authorization: AuthorizationSchema,
     audit: Section(
       {
         enabled: Type.Boolean({ default: true }),

@@ -9,6 +9,7 @@ import type { DefinitionKind, HoldReason } from './pinning.js';
 export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
+  | 'insufficient_scope'
   | 'bad_request'
   | 'invalid_message'
   | 'not_found'
@@ -57,6 +58,45 @@ export class GatewayError extends Error {
     this.details = details;
     // Subclass names end up in audit records (`outcome.error_type`).
     this.name = new.target.name;
+  }
+}
+
+/** What RFC 6750 (section 3) lets a bearer challenge say about a refusal. */
+export interface BearerRefusal {
+  /** Absent when the request carried no bearer credentials at all. */
+  error?: 'invalid_token' | 'insufficient_scope';
+  /** Why, in a few words that never quote the credentials (`expired`, `wrong audience`). */
+  description?: string;
+  /** The scopes the resource needs (`insufficient_scope`). */
+  scope?: string;
+}
+
+/**
+ * Bearer credentials missing or refused (401 `unauthorized`), or a token
+ * without a scope the resource needs (403 `insufficient_scope`). The answer
+ * carries a `WWW-Authenticate` challenge: the surface that refuses knows
+ * what it says (the management realm; on /mcp and /sse, where the protected
+ * resource metadata is) and adds it with withChallenge(); api/error-mapping.ts
+ * turns it into the header.
+ */
+export class BearerAuthError extends GatewayError {
+  readonly refusal: BearerRefusal;
+  /** The `WWW-Authenticate` value, once the refusing surface has set it. */
+  readonly challenge?: string;
+
+  constructor(message: string, refusal: BearerRefusal, challenge?: string) {
+    const reason = refusal.error === undefined ? 'missing' : refusal.error === 'insufficient_scope' ? 'insufficient_scope' : 'invalid';
+    super(refusal.error === 'insufficient_scope' ? 'insufficient_scope' : 'unauthorized', message, {
+      reason,
+      ...(refusal.description ? { description: refusal.description } : {}),
+      ...(refusal.scope ? { scope: refusal.scope } : {}),
+    });
+    this.refusal = refusal;
+    this.challenge = challenge;
+  }
+
+  withChallenge(challenge: string): BearerAuthError {
+    return new BearerAuthError(this.message, this.refusal, challenge);
   }
 }
 

@@ -9,6 +9,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { LoggingLevelSchema } from '@modelcontextprotocol/sdk/types.js';
+import { INCOMING_AUTH_TYPES } from './access-config.js';
 
 const Counts = Type.Object({ tools: Type.Integer(), resources: Type.Integer(), prompts: Type.Integer() });
 
@@ -34,6 +35,14 @@ export const SessionStateSchema = Type.Object({
   /** Resource URIs the client subscribed to. */
   subscriptions: Type.Array(Type.String()),
   capability_snapshot: Counts,
+  /** Who owns it (incoming authentication): a replica taking it up refuses (404) a request from anyone else. Absent: anonymous. */
+  owner: Type.Optional(
+    Type.Object({
+      type: Type.Union(INCOMING_AUTH_TYPES.map((t) => Type.Literal(t))),
+      user_id: Type.Optional(Type.String()),
+      roles: Type.Array(Type.String()),
+    }),
+  ),
 });
 export type SessionState = Static<typeof SessionStateSchema>;
 

@@ -6,11 +6,13 @@
  * it: the same field the OpenAPI document shows.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyRequest, FastifySchema } from 'fastify';
 import type { GatewayConfig } from '../../schemas/config.js';
-import { GatewayError } from '../../schemas/errors.js';
+import { BearerAuthError } from '../../schemas/errors.js';
 
 export const TOKEN_ENV = 'GATEWAY_MGMT_TOKEN';
+
+const MANAGEMENT_CHALLENGE = 'Bearer realm="management"';
 
 /** OpenAPI's spelling of "no token": `security: []` overrides the document-wide bearer requirement. */
 export const isPublic = (schema: FastifySchema | undefined): boolean => schema?.security?.length === 0;
@@ -33,13 +35,12 @@ export function tokenMatches(authorization: string | undefined, expected: string
 }
 
 export function authHook(expectedToken: () => string | undefined) {
-  return async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function authenticate(req: FastifyRequest): Promise<void> {
     if (isPublic(req.routeOptions.schema)) return;
     const token = expectedToken();
     if (token === undefined) return;
     if (tokenMatches(req.headers.authorization, token)) return;
-    reply.header('www-authenticate', 'Bearer realm="management"');
-    const reason = req.headers.authorization === undefined ? 'missing' : 'invalid';
-    throw new GatewayError('unauthorized', `${reason === 'missing' ? 'Missing' : 'Invalid'} bearer token`, { reason });
+    const missing = req.headers.authorization === undefined;
+    throw new BearerAuthError(`${missing ? 'Missing' : 'Invalid'} bearer token`, missing ? {} : { error: 'invalid_token' }, MANAGEMENT_CHALLENGE);
   };
 }

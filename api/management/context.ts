@@ -11,6 +11,7 @@ import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
 import type { DefinitionPins } from '../../runtime/pinning/definition-pins.js';
 import type { PluginSet } from '../../runtime/plugins/plugin-set.js';
+import type { AccessControl } from '../../runtime/access/access-control.js';
 
 export interface ListenAddress {
   host: string;
@@ -41,6 +42,8 @@ export interface ManagementContext {
   auth: BackendAuthManager;
   /** The plugin chain (GET /plugins). */
   plugins: PluginSet;
+  /** The authorization policies: POST /authorization/check asks them. */
+  access: AccessControl;
   /** Where the gateway listens (known once it listens). */
   listenAddress(): ListenAddress;
   /**

@@ -6,13 +6,13 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../schemas/errors.js';
-import { errorBody, httpStatusOf } from '../error-mapping.js';
+import { errorBody, errorHeaders, httpStatusOf } from '../error-mapping.js';
 import { reportRequestError } from '../request-errors.js';
 
 /** The REST error answer: the status and the `{error, message, details}` body of a typed error. */
 export async function restErrorHandler(err: FastifyError | unknown, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const typed = reportRequestError(req, err);
-  return reply.code(httpStatusOf(typed)).send(errorBody(typed));
+  return reply.code(httpStatusOf(typed)).headers(errorHeaders(typed)).send(errorBody(typed));
 }
 
 export function installErrorHandling(app: FastifyInstance, what = 'management endpoint'): void {

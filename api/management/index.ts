@@ -22,6 +22,7 @@ import { proxyRoutes } from './routes/proxy.js';
 import { pluginRoutes } from './routes/plugins.js';
 import { toolSearchRoutes } from './routes/tool-search.js';
 import { pinRoutes } from './routes/pins.js';
+import { authorizationRoutes } from './routes/authorization.js';
 
 export type { ManagementContext, ListenAddress } from './context.js';
 
@@ -58,6 +59,7 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   proxyRoutes(app, ctx);
   toolSearchRoutes(app, ctx);
   pinRoutes(app, ctx);
+  authorizationRoutes(app, ctx);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The start-up banner prints the API's root URL: it answers with what is there.

@@ -6,6 +6,7 @@ import type { CallerTransport } from '../../runtime/routing/operation.js';
 import type { ClientCapability, ClientEndpoint } from '../../runtime/routing/client-fanout.js';
 import type { JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
+import { ANONYMOUS, type CallerIdentity } from '../../runtime/access/identity.js';
 
 export type InitializeParams = { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo: Record<string, unknown> };
 
@@ -31,6 +32,12 @@ export class ClientSession implements ClientEndpoint {
   capabilitySnapshot = { tools: 0, resources: 0, prompts: 0 };
   /** Set once the client has finished initialization. */
   initialized = false;
+  /**
+   * Who created the session (plain data): only requests with that owner's
+   * credentials may use it. Refreshed by each of them, so new roles (a new
+   * token, a reload) apply from the next request on.
+   */
+  identity: CallerIdentity = ANONYMOUS;
 
   /** The SDK Server that speaks MCP with this client (./session-server.ts). */
   readonly server: Server;

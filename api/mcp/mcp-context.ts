@@ -3,9 +3,12 @@ import type { SessionServerDeps } from './session-server.js';
 import type { SessionTable } from './session-table.js';
 import type { RequestTracker } from './request-tracker.js';
 import type { ClusterLink } from './cluster-link.js';
+import type { IncomingAuth } from '../../runtime/access/incoming-auth.js';
 
 export interface McpContext extends SessionServerDeps {
   sessions: SessionTable;
+  /** Who a request is from (`incoming_auth`). */
+  incomingAuth: IncomingAuth;
   /** POST requests whose responses are still being written. */
   requests: RequestTracker;
   /** How long SSE events are kept for a resume, and a dropped stream's calls wait for one (`sessions.replay_s`, in ms). */

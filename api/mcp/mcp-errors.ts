@@ -6,14 +6,12 @@
  * and `Retry-After` when the error says when to come back.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { mcpHttpError } from '../error-mapping.js';
+import { errorHeaders, mcpHttpError } from '../error-mapping.js';
 import { reportRequestError } from '../request-errors.js';
 
 export async function mcpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const typed = reportRequestError(req, err);
   const { status, body } = mcpHttpError(typed);
-  // "Come back later" (the session limit, an unreachable session store, a draining replica) says when.
-  const retry = typed.details.retry_after_s;
-  if (typeof retry === 'number') reply.header('retry-after', String(retry));
-  return reply.code(status).send(body);
+  // "Come back later" (the session limit, an unreachable session store, a draining replica) says when: errorHeaders.
+  return reply.code(status).headers(errorHeaders(typed)).send(body);
 }

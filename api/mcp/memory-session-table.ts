@@ -133,6 +133,8 @@ export class MemorySessionTable implements SessionTable {
       ttl: Math.ceil(this.ttlSeconds),
       expired: this.isExpired(s, now),
       replica: this.replicaId,
+      user_id: s.identity.userId ?? null,
+      roles: [...s.identity.roles],
     }));
   }
 }

@@ -20,6 +20,7 @@ import type { Logger } from '../../runtime/observability/logging/logger.js';
 import type { SessionRecord } from '../../schemas/api.js';
 import { ResourceNotFoundError, SessionStoreUnavailableError, TooManySessionsError } from '../../schemas/errors.js';
 import type { SessionState } from '../../schemas/session-state.js';
+import type { CallerIdentity } from '../../runtime/access/identity.js';
 import type { ClientSession } from './client-session.js';
 import type { RedisClusterLink } from './redis-cluster-link.js';
 import { SESSION_RETRY_AFTER_S, type SessionLimits, type SessionTable, type StoreState } from './session-table.js';
@@ -213,6 +214,8 @@ export class RedisSessionTable implements SessionTable, SharedSessionState {
         expired: (local?.activeRequests ?? 0) === 0 && now - last > this.ttlMs,
         // Activity written back later than the record was read: this replica served it last.
         replica: local && local.lastActivity > state.last_activity ? this.cluster.replicaId : state.replica,
+        user_id: local?.identity.userId ?? state.owner?.user_id ?? null,
+        roles: [...(local?.identity.roles ?? state.owner?.roles ?? [])],
       };
     });
     const sse = [...this.cached.values()]
@@ -228,6 +231,8 @@ export class RedisSessionTable implements SessionTable, SharedSessionState {
         ttl,
         expired: s.activeRequests === 0 && now - s.lastActivity > this.ttlMs,
         replica: this.cluster.replicaId,
+        user_id: s.identity.userId ?? null,
+        roles: [...s.identity.roles],
       }));
     return [...shared, ...sse];
   }
@@ -358,8 +363,13 @@ export class RedisSessionTable implements SessionTable, SharedSessionState {
       subscriptions: [],
       capability_snapshot: { ...session.capabilitySnapshot },
       ...(session.logLevel ? { log_level: session.logLevel } : {}),
+      owner: ownerOf(session.identity),
     };
   }
+}
+
+function ownerOf(identity: CallerIdentity): NonNullable<SessionState['owner']> {
+  return { type: identity.type, ...(identity.userId !== undefined ? { user_id: identity.userId } : {}), roles: [...identity.roles] };
 }
 
 function activityOf(s: ClientSession): Activity {

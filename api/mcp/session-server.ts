@@ -14,11 +14,13 @@ import {
   type LoggingLevel,
   type ServerNotification,
   type ServerRequest,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Router } from '../../runtime/routing/router.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { ResourceSubscriptions } from '../../runtime/routing/resource-subscriptions.js';
-import type { ToolOptimizer } from '../../runtime/optimizer/tool-optimizer.js';
+import type { ToolOptimizer, ToolVisibility } from '../../runtime/optimizer/tool-optimizer.js';
+import type { RouteTable } from '../../runtime/routing/route-table.js';
 import type { CallerContext, ForwardOptions, JsonObject } from '../../runtime/routing/caller.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { cachedListResult } from '../../runtime/transports/json-rpc.js';
@@ -29,6 +31,7 @@ import { abortReasonText } from '../../runtime/backends/backend-errors.js';
 import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 import type { SharedSessionState } from './shared-session-state.js';
+import type { AccessControl } from '../../runtime/access/access-control.js';
 
 export interface SessionServerDeps {
   router: Router;
@@ -39,6 +42,8 @@ export interface SessionServerDeps {
   validator: jsonSchemaValidator;
   /** Sessions shared by replicas: what the client changes is told to the store (none with the memory store). */
   shared?: SharedSessionState;
+  /** What each caller may see and use (`authorization`). */
+  access: AccessControl;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -56,9 +61,13 @@ export function createSessionServer(deps: SessionServerDeps, session: ClientSess
   // The SDK's own setLevel handler only records the level; ours also tells the backends.
   server.removeRequestHandler('logging/setLevel');
   server.oninitialized = () => {
-    const { lists } = deps.serving.routes;
+    const lists = deps.access.visible(deps.serving.routes, callerOf(session));
     session.initialized = true;
-    session.capabilitySnapshot = { tools: deps.optimizer.toolsList().length, resources: lists.resources.length, prompts: lists.prompts.length };
+    session.capabilitySnapshot = {
+      tools: toolsFor(deps, deps.serving.routes, callerOf(session)).length,
+      resources: lists.resources.length,
+      prompts: lists.prompts.length,
+    };
     deps.shared?.initialized(session);
   };
   server.fallbackRequestHandler = async (request, extra) => {
@@ -85,26 +94,34 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
   const params = (request.params ?? {}) as JsonObject;
   const routes = deps.serving.routes;
   switch (request.method) {
-    // Lists are served with their JSON computed once per route table (see cachedListResult).
+    // Lists are what this caller may see (everything when authorization is off), served with
+    // their JSON computed once per route table and role set (see cachedListResult).
     // The session's capability snapshot records how much it was last shown.
     case 'tools/list': {
-      const tools = deps.optimizer.toolsList(routes);
+      const tools = toolsFor(deps, routes, callerOf(session));
       session.capabilitySnapshot.tools = tools.length;
       deps.shared?.snapshot(session);
       return cachedListResult('tools', tools);
     }
-    case 'prompts/list':
-      session.capabilitySnapshot.prompts = routes.lists.prompts.length;
+    case 'prompts/list': {
+      const { prompts } = deps.access.visible(routes, callerOf(session));
+      session.capabilitySnapshot.prompts = prompts.length;
       deps.shared?.snapshot(session);
-      return cachedListResult('prompts', routes.lists.prompts);
-    case 'resources/list':
-      session.capabilitySnapshot.resources = routes.lists.resources.length;
+      return cachedListResult('prompts', prompts);
+    }
+    case 'resources/list': {
+      const { resources } = deps.access.visible(routes, callerOf(session));
+      session.capabilitySnapshot.resources = resources.length;
       deps.shared?.snapshot(session);
-      return cachedListResult('resources', routes.lists.resources);
+      return cachedListResult('resources', resources);
+    }
     case 'resources/templates/list':
-      return cachedListResult('resourceTemplates', routes.lists.resourceTemplates);
+      return cachedListResult('resourceTemplates', deps.access.visible(deps.serving.routes, callerOf(session)).resourceTemplates);
     case 'tools/call':
-      if (deps.optimizer.handles(params.name)) return deps.optimizer.call(callerOf(session, request, extra), params, forwardOptions(extra));
+      if (deps.optimizer.handles(params.name)) {
+        const caller = callerOf(session, request, extra);
+        return deps.optimizer.call(caller, params, forwardOptions(extra), toolVisibility(deps, deps.serving.routes, caller));
+      }
       return deps.router.callTool(callerOf(session, request, extra), params, forwardOptions(extra));
     case 'resources/read':
       return deps.router.readResource(callerOf(session, request, extra), params, forwardOptions(extra));
@@ -115,10 +132,11 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
     case 'resources/subscribe':
       if (deps.shared) {
         // Kept with the session; the replica holding its GET stream subscribes the backend.
-        if (!deps.router.resourceRoute(String(params.uri))) throw new ResourceNotFoundError(String(params.uri));
-        await deps.shared.subscribe(session, String(params.uri));
+        const uri = mayRead(deps, session, params.uri);
+        if (!deps.router.resourceRoute(uri)) throw new ResourceNotFoundError(uri);
+        await deps.shared.subscribe(session, uri);
       } else {
-        await deps.subscriptions.subscribe(session.id, String(params.uri));
+        await deps.subscriptions.subscribe(session.id, mayRead(deps, session, params.uri));
       }
       return {};
     case 'resources/unsubscribe':
@@ -137,15 +155,48 @@ async function handle(deps: SessionServerDeps, session: ClientSession, request: 
 
 const LOGGING_LEVELS = LoggingLevelSchema.options;
 
-function callerOf(session: ClientSession, request: JSONRPCRequest, extra: Extra): CallerContext {
+/** Who the session's requests are made for; with a request, also how to reach its client back. */
+function callerOf(session: ClientSession, request?: JSONRPCRequest, extra?: Extra): CallerContext {
+  const { userId, roles } = session.identity;
   return {
     sessionId: session.id,
     transport: session.transportType,
     clientIp: session.clientIp,
-    requestId: request.id,
+    userId,
+    roles,
+    requestId: request?.id,
     // Tied to this request, so on streamable HTTP it travels on the same response stream.
-    sendRequest: (req, signal, onprogress) => extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) }),
+    sendRequest:
+      extra && ((req, signal, onprogress) => extra.sendRequest(req as ServerRequest, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) })),
   };
+}
+
+/** A subscription needs what a read needs: a resource this caller may read is as unknown as one nobody has. */
+/** The tool list this caller is shown: what it may see, or with the optimizer on the meta-tools and the kept tools it may see. */
+function toolsFor(deps: SessionServerDeps, routes: RouteTable, caller: CallerContext): Tool[] {
+  if (!deps.optimizer.enabled) return deps.access.visible(routes, caller).tools;
+  return deps.optimizer.toolsList(routes, toolVisibility(deps, routes, caller));
+}
+
+const visibilityOfList = new WeakMap<readonly Tool[], ToolVisibility>();
+
+/** What this caller may see, as the optimizer asks it (find_tool never names a tool the caller may not use); undefined: everything. */
+function toolVisibility(deps: SessionServerDeps, routes: RouteTable, caller: CallerContext): ToolVisibility | undefined {
+  const { tools } = deps.access.visible(routes, caller);
+  if (tools === routes.lists.tools) return undefined;
+  let visible = visibilityOfList.get(tools);
+  if (!visible) {
+    const names = new Set(tools.map((t) => t.name));
+    visibilityOfList.set(tools, (visible = (name) => names.has(name)));
+  }
+  return visible;
+}
+
+function mayRead(deps: SessionServerDeps, session: ClientSession, uri: unknown): string {
+  const text = String(uri);
+  const route = deps.router.resourceRoute(text);
+  if (route && !deps.access.check(callerOf(session), 'resource', text, route.backend).allowed) throw new ResourceNotFoundError(text);
+  return text;
 }
 
 function forwardOptions(extra: Extra): ForwardOptions {

@@ -13,6 +13,8 @@ import { ClientSession } from './client-session.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
 import { admitSession, refuseWhileDraining } from './admission.js';
+import { claimSession } from './session-owner.js';
+import { ANONYMOUS } from '../../runtime/access/identity.js';
 
 export const SSE_MESSAGES_PATH = '/messages';
 
@@ -38,6 +40,7 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     reply.hijack();
     const transport = new InFlightTrackingSseTransport(SSE_MESSAGES_PATH, reply.raw);
     const session = new ClientSession('sse', req.ip, transport, (s) => createSessionServer(ctx, s));
+    session.identity = req.identity ?? ANONYMOUS;
     session.id = transport.sessionId;
     // A legacy /sse session is bound to its one connection: it is never shared, so adding it cannot be refused.
     await ctx.sessions.add(session);
@@ -54,6 +57,7 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     const session = id ? ctx.sessions.get(id) : undefined;
     const transport = session?.transport;
     if (!(transport instanceof InFlightTrackingSseTransport)) throw new GatewayError('not_found', `Session not found: ${id ?? '(none)'}`);
+    claimSession(req, session!);
     const body = req.body;
     if (!isJsonRpcMessage(body)) throw new GatewayError('invalid_message', 'Invalid Request: the body is not a JSON-RPC 2.0 message');
     const message = body as Record<string, unknown>;

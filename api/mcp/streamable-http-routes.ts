@@ -1,8 +1,9 @@
 /**
  * `/mcp`: the streamable HTTP transport. These routes only find the session
  * a request belongs to: a POST without a session that initializes one
- * creates it (within `server.max_sessions`: 503 beyond); later POSTs, the GET
- * stream and DELETE name it in `Mcp-Session-Id` (404 for an unknown one).
+ * creates it for its caller (within `server.max_sessions`: 503 beyond);
+ * later POSTs, the GET stream and DELETE name it in `Mcp-Session-Id` (404
+ * for an unknown one, or one another identity owns: ./session-owner.ts).
  * With shared sessions a session this replica does not serve yet is taken up
  * from the store (503 with Retry-After while the store is unreachable: the
  * session still exists). Everything else about the protocol (media types,
@@ -19,6 +20,8 @@ import type { McpContext } from './mcp-context.js';
 import { admitSession, refuseWhileDraining } from './admission.js';
 import type { InitializeParams } from './client-session.js';
 import { adoptSession, openSession, type StreamableSession } from './streamable-sessions.js';
+import { claimSession } from './session-owner.js';
+import { ANONYMOUS } from '../../runtime/access/identity.js';
 
 const initializeOf = (body: unknown): InitializeParams | undefined => {
   const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m)) as { params: InitializeParams } | undefined;
@@ -32,8 +35,9 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
     if (typeof id !== 'string' || !id) throw new GatewayError('bad_request', 'Bad Request: Mcp-Session-Id header is required');
     return id;
   };
-  const streamable = (id: string, session: StreamableSession['session'] | undefined): StreamableSession => {
+  const streamable = (req: FastifyRequest, id: string, session: StreamableSession['session'] | undefined): StreamableSession => {
     if (!session || !(session.transport instanceof NodeStreamableHttpTransport)) throw new GatewayError('not_found', `Session not found: ${id}`);
+    claimSession(req, session);
     return { session, transport: session.transport };
   };
   // The session table is the one table of sessions: a session it has let go (reaped, closing) is gone.
@@ -41,19 +45,19 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   const cached = (req: FastifyRequest): { id: string; entry?: StreamableSession } => {
     const id = idOf(req);
     const session = ctx.sessions.get(id);
-    return { id, entry: session ? streamable(id, session) : undefined };
+    return { id, entry: session ? streamable(req, id, session) : undefined };
   };
-  const lookup = async (id: string): Promise<StreamableSession> => streamable(id, await ctx.sessions.resolve(id, adopt));
+  const lookup = async (req: FastifyRequest, id: string): Promise<StreamableSession> => streamable(req, id, await ctx.sessions.resolve(id, adopt));
 
   app.post('/mcp', async (req, reply) => {
     let entry: StreamableSession;
     if (req.headers['mcp-session-id'] !== undefined) {
       const found = cached(req);
-      entry = found.entry ?? (await lookup(found.id));
+      entry = found.entry ?? (await lookup(req, found.id));
     } else if (initializes(req.body)) {
       refuseWhileDraining(ctx);
       admitSession(ctx, reply);
-      entry = openSession(ctx, req.ip, initializeOf(req.body));
+      entry = openSession(ctx, req.ip, initializeOf(req.body), req.identity ?? ANONYMOUS);
     } else {
       return handOver(reply, () => NodeStreamableHttpTransport.refuseSessionless(req.raw, reply.raw, req.body));
     }
@@ -66,14 +70,14 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
     const found = cached(req);
     // A draining replica takes no new stream: the client reconnects to another one.
     refuseWhileDraining(ctx);
-    const entry = found.entry ?? (await lookup(found.id));
+    const entry = found.entry ?? (await lookup(req, found.id));
     entry.session.touch();
     return handOver(reply, () => entry.transport.handleGet(req.raw, reply.raw));
   });
 
   app.delete('/mcp', async (req, reply) => {
     const found = cached(req);
-    const entry = found.entry ?? (await lookup(found.id));
+    const entry = found.entry ?? (await lookup(req, found.id));
     return handOver(reply, () => entry.transport.handleDelete(req.raw, reply.raw));
   });
 

@@ -5,6 +5,7 @@
  * initialize first, ./session-replay.ts). Either way the same wiring: the
  * session's transport, its SDK Server, what ends it and what cancels.
  */
+import { ANONYMOUS, type CallerIdentity } from '../../runtime/access/identity.js';
 import { randomUUID } from 'node:crypto';
 import type { SessionState } from '../../schemas/session-state.js';
 import { ClientSession, type InitializeParams } from './client-session.js';
@@ -20,10 +21,11 @@ export interface StreamableSession {
 }
 
 /** The session an initialize request creates; it joins the table when the transport accepts the initialize. */
-export function openSession(ctx: McpContext, clientIp: string, initialize: InitializeParams | undefined): StreamableSession {
+export function openSession(ctx: McpContext, clientIp: string, initialize: InitializeParams | undefined, identity: CallerIdentity): StreamableSession {
   const transport = new NodeStreamableHttpTransport({ sessionIdGenerator: () => randomUUID(), replayMs: ctx.replayMs, cluster: ctx.cluster });
   const session = new ClientSession('streamable-http', clientIp, transport, (s) => createSessionServer(ctx, s));
   session.initializeParams = initialize;
+  session.identity = identity;
   transport.onsessioninitialized = async (id) => {
     session.id = id;
     await ctx.sessions.add(session);
@@ -45,6 +47,8 @@ export async function adoptSession(ctx: McpContext, state: SessionState): Promis
   const session = new ClientSession('streamable-http', state.client_ip, transport, (s) => createSessionServer(ctx, s));
   session.id = state.id;
   session.initializeParams = state.initialize;
+  // Its owner as the replica that made it recorded it: claimSession checks every request against it here too.
+  session.identity = state.owner ? ownerIdentity(state.owner) : ANONYMOUS;
   await replayInitialize(session.server, state.initialize);
   // What the record says, over what the replay set (it has just been initialized here).
   session.createdAt = state.created_at;
@@ -66,4 +70,8 @@ function wire(ctx: McpContext, session: ClientSession, transport: NodeStreamable
   transport.onclose = () => {
     if (session.id) void ctx.sessions.forget(session.id);
   };
+}
+
+function ownerIdentity(owner: NonNullable<SessionState['owner']>): CallerIdentity {
+  return { type: owner.type, ...(owner.user_id !== undefined ? { userId: owner.user_id } : {}), roles: owner.roles };
 }

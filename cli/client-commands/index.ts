@@ -15,6 +15,7 @@ import { ReloadCommand, ShutdownCommand } from './control.js';
 import { SkillsDisableCommand, SkillsEnableCommand, SkillsListCommand } from './skills.js';
 import { PluginsListCommand } from './plugins.js';
 import { RegistryInstallCommand, RegistrySearchCommand } from './registry.js';
+import { AuthzCheckCommand } from './authz.js';
 
 export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   StatusCommand,
@@ -49,5 +50,6 @@ export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   PluginsListCommand,
   RegistrySearchCommand,
   RegistryInstallCommand,
+  AuthzCheckCommand,
   ...CONTAINER_COMMANDS,
 ];

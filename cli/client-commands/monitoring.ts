@@ -96,10 +96,11 @@ export class SessionsListCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     io.print(await io.client.sessions(), (s) =>
       renderTable(
-        ['ID', 'TRANSPORT', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED', 'REPLICA'],
+        ['ID', 'TRANSPORT', 'USER', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED', 'REPLICA'],
         s.sessions.map((r) => [
           r.id,
           r.transport_type,
+          r.user_id ?? '-',
           String(r.tool_count),
           formatDuration(r.age_seconds),
           formatDuration(r.idle_seconds),

@@ -116,4 +116,7 @@ export class ManagementClient {
   callTool = (tool: string, args: Record<string, unknown>, signal?: AbortSignal) =>
     this.request<T.ToolCall>('POST', '/tools/call', { body: { tool, arguments: args }, signal, timeoutMs: null });
   readResource = (uri: string, signal?: AbortSignal) => this.request<T.ResourceRead>('POST', '/resources/read', { body: { uri }, signal, timeoutMs: null });
+
+  // --- authorization ---
+  authorizationCheck = (body: T.AuthorizationCheckRequest) => this.request<T.AuthorizationCheck>('POST', '/authorization/check', { body });
 }

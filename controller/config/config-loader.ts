@@ -26,6 +26,8 @@ import { closestKey } from './key-suggestion.js';
 import { sessionStoreProblems } from './session-store-check.js';
 import { nameProblems } from './name-checks.js';
 import { pluginProblems } from './plugin-checks.js';
+import { accessProblems } from './access-checks.js';
+import { RESOURCE_PATTERN, RESOURCE_PATTERN_HINT } from '../../schemas/access-config.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
 import { privateKeyJwtAuth } from '../../runtime/auth/private-key-jwt.js';
@@ -107,7 +109,12 @@ export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayC
   // Schema problems too, so one run shows them all; except at a key whose value
   // could not be expanded (or resolved): that one is already reported.
   const unresolved = problems.map((p) => p.path);
-  const spanning = [...nameProblems(expanded), ...sessionStoreProblems(expanded), ...pluginProblems(expanded, opts.configDir)];
+  const spanning = [
+    ...nameProblems(expanded),
+    ...sessionStoreProblems(expanded),
+    ...pluginProblems(expanded, opts.configDir),
+    ...accessProblems(expanded, opts.env ?? process.env),
+  ];
   problems.push(...[...schemaProblems(expanded), ...spanning].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {
     for (const p of problems) Object.assign(p, positionOf(doc, lineCounter, p.path));
@@ -216,6 +223,7 @@ function otherTransportHint(key: string, type: BackendType): string {
 function patternMessage(pattern: string, value: unknown): string | undefined {
   if (pattern === TOOL_NAME_PATTERN) return toolNameProblem(String(value));
   if (pattern === SEPARATOR_PATTERN) return 'may use letters, digits, "_", "-" and "." only (it becomes part of every tool name under `prefix`)';
+  if (pattern === RESOURCE_PATTERN) return RESOURCE_PATTERN_HINT;
   return undefined;
 }
 

@@ -8,7 +8,10 @@ export interface CallerContext {
   sessionId: string;
   transport: CallerTransport;
   clientIp?: string;
+  /** The authenticated user (runtime/access/identity.ts); absent for anonymous callers and the management API. */
   userId?: string;
+  /** Its roles, for the policies; the management API's caller (`transport: 'management'`) is not checked. */
+  roles?: readonly string[];
   /** JSON-RPC id of the client's request, when there is one. */
   requestId?: string | number;
   /** Extra facts for the audit record of operations made for this caller (a workflow step: its workflow and step). */

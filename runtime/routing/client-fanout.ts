@@ -7,6 +7,12 @@
  * that request's answer, as the backend sent it); a backend request that no
  * in-flight call explains goes to the most recently active session able to
  * answer it.
+ *
+ * While the authorization policies are on, a backend reaches only the
+ * clients that are calling it: its log messages go to the sessions with a
+ * request in flight there, and a request no call explains goes to nobody
+ * (`roots/list` is answered with no roots), so a client never hears from a
+ * backend it may not use.
  */
 import {
   McpError,
@@ -81,6 +87,8 @@ export class ClientFanout implements BackendTrafficTargets {
     private readonly sessions: ClientDirectory,
     private readonly subscriptions: Pick<SubscriptionIndex, 'subscribers'>,
     private readonly log: Logger,
+    /** Whether the authorization policies are on (runtime/access): backends then reach only their callers. */
+    private readonly restricted: () => boolean = () => false,
   ) {}
 
   /** Tells every initialized session which lists changed. */
@@ -101,7 +109,7 @@ export class ClientFanout implements BackendTrafficTargets {
   requestAnyClient(request: JSONRPCRequest, signal: AbortSignal, onprogress?: ProgressHandler): Promise<JsonObject> {
     const capability = REQUIRED_CAPABILITY[request.method];
     let target: ClientEndpoint | undefined;
-    for (const s of this.sessions.all()) {
+    for (const s of this.restricted() ? [] : this.sessions.all()) {
       if (!s.initialized || (capability && !s.can(capability))) continue;
       if (!target || s.lastActivity > target.lastActivity) target = s;
     }
@@ -130,8 +138,10 @@ export class ClientFanout implements BackendTrafficTargets {
     // The newest in-flight request of each session at this backend.
     const related = new Map<string, RequestId>();
     for (const caller of inFlight) if (caller.requestId !== undefined) related.set(caller.sessionId, caller.requestId);
+    const restricted = this.restricted();
     for (const s of this.sessions.all()) {
       if (!s.initialized || (s.logLevel && LOG_SEVERITY[level] < LOG_SEVERITY[s.logLevel])) continue;
+      if (restricted && !related.has(s.id)) continue;
       void s.notify(message, related.get(s.id)).catch(() => undefined);
     }
   }

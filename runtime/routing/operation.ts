@@ -5,6 +5,7 @@
  * backend down, timeout) passes through them too.
  */
 import type { AuditMethod, PluginAction } from '../../schemas/audit-record.js';
+import type { AccessDecision } from '../../schemas/access-config.js';
 export type OperationMethod = AuditMethod;
 
 export type CallerTransport = 'streamable-http' | 'sse' | 'management';
@@ -22,6 +23,9 @@ export interface OperationContext {
   transport: CallerTransport;
   clientIp?: string;
   userId?: string;
+  roles?: readonly string[];
+  /** Set when the policies refused the operation: it then fails exactly as an unknown name does. */
+  denial?: AccessDecision;
   /** Extra facts for the audit record (a workflow step names its workflow and step). */
   metadata?: Record<string, unknown>;
   /** What the plugin chain did to the operation (blocks, redactions, cache hits, retries), for the audit record. */

@@ -23,10 +23,14 @@ import { matchTemplate, type Route, type RouteTable, type ToolEntry } from './ro
 import { compose, type Interceptor, type OperationContext, type OperationMethod, type OperationRunner } from './operation.js';
 import type { CallerContext, ForwardOptions, JsonObject } from './caller.js';
 import type { InFlightCalls } from './in-flight-calls.js';
+import { ALLOW_ALL, type AccessCheck } from './access-check.js';
+import type { CapabilityKind } from '../../schemas/access-config.js';
 
 /** One operation: what it is called, how its route is found, and what goes to the owner. */
 interface OperationSpec {
   method: OperationMethod;
+  /** What the policies call it (`tool:`, `resource:`, `prompt:`). */
+  kind: CapabilityKind;
   /** The exposed name or URI the client asked for. */
   capability: string;
   lookup(table: RouteTable): Route | undefined;
@@ -53,6 +57,8 @@ export class Router {
     private readonly inFlight: InFlightCalls,
     /** A backend's phase (observed state), for errors about names whose backend is not serving. */
     private readonly phaseOf: (backend: string) => string | undefined = () => undefined,
+    /** Whether a caller may use a capability (runtime/access); a refusal answers as an unknown name does. */
+    private readonly access: AccessCheck = ALLOW_ALL,
   ) {}
 
   setInterceptors(interceptors: readonly Interceptor[]): void {
@@ -70,6 +76,7 @@ export class Router {
     if (!isObjectOrAbsent(params.arguments)) return Promise.reject(new BadRequestError('Invalid params: arguments must be an object'));
     return this.operation(caller, opts, {
       method: 'call_tool',
+      kind: 'tool',
       capability: name,
       lookup: (t) => t.tools.get(name),
       notFound: () => new ToolNotFoundError(name),
@@ -84,6 +91,7 @@ export class Router {
     if (!isObjectOrAbsent(params.arguments)) return Promise.reject(new BadRequestError('Invalid params: arguments must be an object'));
     return this.operation(caller, opts, {
       method: 'get_prompt',
+      kind: 'prompt',
       capability: name,
       lookup: (t) => t.prompts.get(name),
       notFound: () => new PromptNotFoundError(name),
@@ -97,6 +105,7 @@ export class Router {
     if (typeof uri !== 'string') return Promise.reject(new BadRequestError('Invalid params: resources/read needs a string `uri`'));
     return this.operation(caller, opts, {
       method: 'read_resource',
+      kind: 'resource',
       capability: uri,
       lookup: (t) => resourceRoute(t, uri),
       notFound: () => new ResourceNotFoundError(uri),
@@ -113,6 +122,7 @@ export class Router {
       const name = ref.name;
       return this.operation(caller, opts, {
         method: 'complete',
+        kind: 'prompt',
         capability: name,
         lookup: (t) => t.prompts.get(name),
         notFound: () => new PromptNotFoundError(name),
@@ -123,6 +133,7 @@ export class Router {
       const uri = ref.uri;
       return this.operation(caller, opts, {
         method: 'complete',
+        kind: 'resource',
         capability: uri,
         lookup: (t) => t.templates.find((e) => e.template.uriTemplate === uri) ?? resourceRoute(t, uri),
         notFound: () => new ResourceNotFoundError(uri),
@@ -165,15 +176,17 @@ export class Router {
       transport: caller.transport,
       clientIp: caller.clientIp,
       userId: caller.userId,
+      roles: caller.roles,
       requestId: caller.requestId,
       metadata: caller.metadata,
     };
     // async, so an unknown name becomes a rejected promise even with no interceptor installed.
     return this.run(ctx, async () => {
       const route = op.lookup(this.serving.routes);
-      if (!route) throw this.notServing(ctx) ?? op.notFound();
+      if (!route) throw this.notServing(ctx, caller, op) ?? op.notFound();
       ctx.backend = route.backend;
       ctx.originalName = route.original;
+      if (this.refused(ctx, caller, op.kind)) throw op.notFound();
       const { method, params } = op.outgoing(route);
       const chain = this.plugins;
       if (chain === undefined || op.hook === undefined) return this.forward(route.backend, method, params, caller, opts);
@@ -204,23 +217,34 @@ export class Router {
   /**
    * A name not served now: held back until an operator approves its
    * definition, or had by a backend not serving now. Say which backend and
-   * why (the audit record names it too). Only a name the table lacks gets
-   * here: a served name costs nothing more.
+   * why (the audit record names it too), unless the caller may not use it:
+   * then it is as unknown as it is when its backend serves. Only a name the
+   * table lacks gets here: a served name costs nothing more.
    */
-  private notServing(ctx: OperationContext): Error | undefined {
+  private notServing(ctx: OperationContext, caller: CallerContext, op: OperationSpec): Error | undefined {
     const { quarantined } = this.serving.routes;
     const kind = ctx.method === 'call_tool' ? 'tool' : ctx.method === 'read_resource' ? undefined : 'prompt';
     const held = kind && (kind === 'tool' ? quarantined.tools : quarantined.prompts).get(ctx.capability);
     if (kind && held) {
       ctx.backend = held.backend;
       ctx.originalName = held.original;
+      if (this.refused(ctx, caller, op.kind)) return op.notFound();
       return new QuarantinedError(kind, ctx.capability, held.backend, held.reason);
     }
     const route = this.serving.routes.unavailable.get(ctx.capability);
     if (route === undefined) return undefined;
     ctx.backend = route.backend;
     ctx.originalName = route.original;
+    if (this.refused(ctx, caller, op.kind)) return op.notFound();
     return new BackendNotReadyError(ctx.capability, route.backend, this.phaseOf(route.backend) ?? 'not connected');
+  }
+
+  /** Asks the policies about the resolved capability; a refusal is recorded on the operation for the audit. */
+  private refused(ctx: OperationContext, caller: CallerContext, kind: CapabilityKind): boolean {
+    const decision = this.access.check(caller, kind, ctx.capability, ctx.backend!);
+    if (decision.allowed) return false;
+    ctx.denial = decision;
+    return true;
   }
 
   private target(backend: string): ServingTarget {

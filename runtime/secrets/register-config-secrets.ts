@@ -1,7 +1,7 @@
 /**
  * Registers the credentials a config carries with the redactor, whether or
  * not they came through `secret:` references: the management token, registry
- * tokens, backend `auth` tokens, client secrets and private keys, the password in the Redis URL, and the backend `headers`
+ * tokens, the local tokens of MCP clients (`incoming_auth.tokens`), backend `auth` tokens, client secrets and private keys, the password in the Redis URL, and the backend `headers`
  * and `env` values whose names mark them as credentials.
  * Registering a value too short to redact safely throws, which fails the
  * config load with a clear message instead of leaking it later.
@@ -30,6 +30,7 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
   register('GATEWAY_MGMT_TOKEN', env.GATEWAY_MGMT_TOKEN);
   for (const [index, registry] of config.registries.entries()) register(`registries.${index}.token`, registry.token);
   register('sessions.redis.url', urlPassword(config.sessions.redis.url));
+  for (const [index, local] of (config.incoming_auth.tokens ?? []).entries()) register(`incoming_auth.tokens.${index}.token`, local.token);
   for (const [name, spec] of Object.entries(config.backends)) {
     if (spec.type !== 'stdio' && spec.auth) {
       register(

@@ -16,7 +16,7 @@ export function createAuditInterceptor(audit: AuditLog): Interceptor {
       audit.record(buildAuditRecord({ ...base(ctx, startedAt), toolError: toolErrorText(result) }));
       return result;
     } catch (error) {
-      audit.record(buildAuditRecord({ ...base(ctx, startedAt), error }));
+      audit.record(buildAuditRecord({ ...base(ctx, startedAt), error, denial: ctx.denial }));
       throw error;
     }
   };
@@ -27,6 +27,7 @@ function base(ctx: OperationContext, startedAt: number) {
     sessionId: ctx.sessionId,
     clientIp: ctx.clientIp ?? '',
     userId: ctx.userId,
+    roles: ctx.roles,
     // Unknown names never resolve to a backend; the record still says what was asked for.
     backend: ctx.backend ?? '',
     method: ctx.method,

@@ -5,12 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AuditMethod, AuditMetadata, AuditRecord } from '../../../schemas/audit-record.js';
+import type { AccessDecision } from '../../../schemas/access-config.js';
 import { errorMessage, errorType } from '../failure.js';
 
 export interface AuditRecordInput {
   sessionId: string;
   clientIp: string;
   userId?: string;
+  roles?: readonly string[];
   backend: string;
   method: AuditMethod;
   /** The name the gateway exposes. */
@@ -23,11 +25,17 @@ export interface AuditRecordInput {
   error?: unknown;
   /** Set when a tool answered with `isError: true`: the text of its content. */
   toolError?: string;
+  /** Set when the policies refused the operation (the caller was told the name is unknown). */
+  denial?: AccessDecision;
   metadata: AuditMetadata;
 }
 
 /** error_type for a tool that answered normally but with `isError: true`. */
 export const TOOL_ERROR_TYPE = 'ToolError';
+const NO_ROLES: readonly string[] = [];
+
+/** error_type for an operation the policies refused. */
+export const ACCESS_DENIED_TYPE = 'AccessDenied';
 
 export function buildAuditRecord(input: AuditRecordInput): AuditRecord {
   const latencyMs = performance.now() - input.startedAt;
@@ -39,8 +47,9 @@ export function buildAuditRecord(input: AuditRecordInput): AuditRecord {
     source: {
       session_id: input.sessionId,
       client_ip: input.clientIp,
-      // Omitted rather than null/undefined: the field exists only when the user is known.
-      ...(input.userId === undefined ? {} : { user_id: input.userId }),
+      // Omitted rather than null/undefined: the fields exist only when the user is known.
+      // The identity's own (immutable) roles array: nothing is copied per record.
+      ...(input.userId === undefined ? {} : { user_id: input.userId, roles: (input.roles ?? NO_ROLES) as string[] }),
     },
     target: {
       backend: input.backend,
@@ -49,18 +58,24 @@ export function buildAuditRecord(input: AuditRecordInput): AuditRecord {
       original_name: input.originalName,
     },
     outcome: {
-      status: failure === null ? 'success' : 'error',
+      status: input.denial ? 'denied' : failure === null ? 'success' : 'error',
       // performance.now() is monotonic; the clamp only guards against a caller passing a
       // startedAt from another clock, so the record still satisfies the schema (>= 0).
       latency_ms: Math.max(0, latencyMs),
       error: failure?.message ?? null,
       error_type: failure?.type ?? null,
+      ...(input.denial ? { policy_index: input.denial.policyIndex } : {}),
     },
     metadata: input.metadata,
   };
 }
 
 function describeFailure(input: AuditRecordInput): { message: string; type: string } | null {
+  // The caller was told "unknown"; the record says what happened.
+  if (input.denial) {
+    const by = input.denial.policyIndex === null ? 'default_effect' : `policy ${input.denial.policyIndex}`;
+    return { message: `denied by ${by} (${input.denial.effect})`, type: ACCESS_DENIED_TYPE };
+  }
   // A thrown error wins over a tool error: it is the more fundamental failure.
   if (input.error !== undefined) {
     return { message: errorMessage(input.error), type: errorType(input.error) };

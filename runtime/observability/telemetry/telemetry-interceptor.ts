@@ -3,7 +3,8 @@
  * request (product spec 6.3).
  *
  * Span  `mcp.<method>.<capability>` with attributes mcp.method, mcp.capability,
- *       mcp.request_id, mcp.backend (and mcp.session_id).
+ *       mcp.request_id, mcp.backend (and mcp.session_id, and enduser.id when
+ *       the caller is authenticated).
  * Counter   METRIC_REQUESTS          labels tool_name, backend, success
  * Histogram METRIC_REQUEST_DURATION  labels tool_name, backend (seconds)
  *
@@ -80,6 +81,8 @@ export function createTelemetryInterceptor(instruments: TelemetryInstruments): I
         'mcp.request_id': ctx.requestId === undefined ? undefined : String(ctx.requestId),
         'mcp.backend': startBackend,
         'mcp.session_id': ctx.sessionId,
+        // OpenTelemetry's attribute for the authenticated user (absent for anonymous callers).
+        'enduser.id': ctx.userId,
       },
     });
     const start = performance.now();

@@ -167,9 +167,10 @@ describe('YAML config examples in the docs', () => {
     'docs/registry.md',
     'docs/tool-pinning.md',
     'docs/plugins.md',
+    'docs/incoming-auth.md',
   ];
-  // Any `${VAR}` an example uses gets a value long enough to be a credential.
-  const env = new Proxy({}, { get: (_t, name) => (typeof name === 'string' ? 'example-value-0123456789' : undefined) }) as NodeJS.ProcessEnv;
+  // Any `${VAR}` an example uses gets a value of its own, long enough to be a credential.
+  const env = new Proxy({}, { get: (_t, name) => (typeof name === 'string' ? `example-${name}-0123456789` : undefined) }) as NodeJS.ProcessEnv;
   const examples = files.flatMap((file) => [...read(file).matchAll(/```yaml\n([\s\S]*?)```/g)].map((m, i) => ({ name: `${file} #${i + 1}`, text: m[1]! })));
 
   it('finds the examples', () => {

@@ -197,8 +197,24 @@ describe('management API (open, two backends)', () => {
     const types = res.body.sessions.map((s: { transport_type: string }) => s.transport_type);
     expect(types).toEqual(expect.arrayContaining(['streamable-http', 'sse']));
     const s = res.body.sessions[0];
-    expectKeys(s, ['id', 'transport_type', 'client_name', 'tool_count', 'capability_snapshot', 'age_seconds', 'idle_seconds', 'ttl', 'expired', 'replica']);
+    expectKeys(s, [
+      'id',
+      'transport_type',
+      'client_name',
+      'tool_count',
+      'capability_snapshot',
+      'age_seconds',
+      'idle_seconds',
+      'ttl',
+      'expired',
+      'replica',
+      'user_id',
+      'roles',
+    ]);
     expect(s.replica).toBe(`${hostname()}-${process.pid}`);
+    // Anonymous clients (incoming_auth.type: anonymous, the default) own their sessions as nobody.
+    expect(s.user_id).toBeNull();
+    expect(s.roles).toEqual([]);
     expectKeys(s.capability_snapshot, ['tools', 'resources', 'prompts']);
     expect(s.tool_count).toBe(s.capability_snapshot.tools);
     expect(res.body.sessions.map((r: { client_name: string }) => r.client_name)).toContain('test-client');
@@ -436,9 +452,10 @@ describe('management API (open, two backends)', () => {
       ['get', '/prompts/pending'],
       ['post', '/tools/{name}/approve'],
       ['post', '/prompts/{name}/approve'],
+      ['post', '/authorization/check'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(27);
+    expect(Object.keys(paths)).toHaveLength(28);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }]);
@@ -471,7 +488,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(27);
+      expect(operations).toHaveLength(28);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),
@@ -523,6 +540,7 @@ describe('management API (open, two backends)', () => {
         '/manage/v1/resources/read': true,
         '/manage/v1/tools/{name}/approve': false,
         '/manage/v1/prompts/{name}/approve': false,
+        '/manage/v1/authorization/check': true,
       });
     });
 

@@ -11,7 +11,7 @@ import { TOOL_ERROR_TYPE, buildAuditRecord, type AuditRecordInput } from '../../
 import { createLogger } from '../../../../runtime/observability/logging/logger.js';
 import { REDACTED, Redactor } from '../../../../runtime/observability/logging/redactor.js';
 import { AuditRecord } from '../../../../schemas/audit-record.js';
-import { BackendTimeoutError, GatewayError } from '../../../../schemas/errors.js';
+import { BackendTimeoutError, GatewayError, ToolNotFoundError } from '../../../../schemas/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'audit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -61,13 +61,14 @@ function readAll(file: string, backupCount: number): AuditRecord[] {
 
 describe('buildAuditRecord', () => {
   it('builds a valid success record with every field typed', () => {
-    const r = buildAuditRecord(input({ userId: 'alice' }));
+    const r = buildAuditRecord(input({ userId: 'alice', roles: ['dev', 'ops'] }));
     expect(Value.Check(AuditRecord, r)).toBe(true);
     expect(r.event_type).toBe('mcp_operation');
     expect(r.event_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Date(r.timestamp).toISOString()).toBe(r.timestamp);
     expect(r.timestamp.endsWith('Z')).toBe(true);
-    expect(r.source).toEqual({ session_id: 'session-1', client_ip: '127.0.0.1', user_id: 'alice' });
+    expect(r.source).toEqual({ session_id: 'session-1', client_ip: '127.0.0.1', user_id: 'alice', roles: ['dev', 'ops'] });
+    expect('policy_index' in r.outcome).toBe(false);
     expect(r.target).toEqual({
       backend: 'github',
       method: 'call_tool',
@@ -82,10 +83,21 @@ describe('buildAuditRecord', () => {
     expect(r.metadata).toEqual({ transport: 'streamable_http', jsonrpc_id: 1 });
   });
 
-  it('omits user_id when the user is unknown', () => {
+  it('omits user_id and roles when the user is unknown', () => {
     const r = buildAuditRecord(input());
     expect('user_id' in r.source).toBe(false);
+    expect('roles' in r.source).toBe(false);
     expect(Value.Check(AuditRecord, r)).toBe(true);
+  });
+
+  it('records a refusal of the policies as denied, naming the policy (or the default)', () => {
+    const error = new ToolNotFoundError('github_create_issue');
+    const byPolicy = buildAuditRecord(input({ userId: 'bob', roles: [], error, denial: { allowed: false, policyIndex: 1, effect: 'deny' } }));
+    expect(Value.Check(AuditRecord, byPolicy)).toBe(true);
+    expect(byPolicy.outcome).toMatchObject({ status: 'denied', policy_index: 1, error: 'denied by policy 1 (deny)', error_type: 'AccessDenied' });
+    const byDefault = buildAuditRecord(input({ userId: 'bob', roles: [], error, denial: { allowed: false, policyIndex: null, effect: 'deny' } }));
+    expect(Value.Check(AuditRecord, byDefault)).toBe(true);
+    expect(byDefault.outcome).toMatchObject({ status: 'denied', policy_index: null, error: 'denied by default_effect (deny)' });
   });
 
   it('measures latency from startedAt as a float', () => {

@@ -63,7 +63,7 @@ describe('telemetry exporting to an OTLP/HTTP receiver', () => {
     expect(telemetry.interceptor).not.toBeNull();
     interceptor = telemetry.interceptor!;
 
-    outcomes.ok1 = await interceptor(op('call_tool', 'echo', { requestId: 7 }), async () => okResult);
+    outcomes.ok1 = await interceptor(op('call_tool', 'echo', { requestId: 7, userId: 'alice' }), async () => okResult);
     outcomes.ok2 = await interceptor(op('call_tool', 'echo', { requestId: 8 }), async () => okResult);
     outcomes.toolError = await interceptor(op('call_tool', 'fail_tool', { requestId: 'abc' }), async () => toolError);
     outcomes.thrown = await interceptor(op('get_prompt', 'boom', { requestId: 9 }), async () => {
@@ -115,7 +115,10 @@ describe('telemetry exporting to an OTLP/HTTP receiver', () => {
       'mcp.capability': 'echo',
       'mcp.request_id': '7',
       'mcp.backend': 'b1',
+      // The authenticated caller (incoming_auth); an anonymous one has none.
+      'enduser.id': 'alice',
     });
+    expect('enduser.id' in spans.find((s) => s.attributes['mcp.request_id'] === '8')!.attributes).toBe(false);
     expect(echo.kind).toBe(OTLP_SPAN_KIND_SERVER);
     expect(echo.status.code ?? 0).not.toBe(OTLP_STATUS_ERROR);
     expect(echo.events).toEqual([]);
