@@ -25,6 +25,8 @@ export interface ClusterOptions {
   sessions?: Record<string, unknown>;
   /** Merged into `server`. */
   server?: Record<string, unknown>;
+  /** The config's `plugins`. */
+  plugins?: unknown[];
 }
 
 export class Cluster {
@@ -42,6 +44,7 @@ export class Cluster {
       feature_flags: { hot_reload: false },
       sessions: { store: 'redis', ...opts.sessions, redis: { url: opts.redisUrl, key_prefix: this.keyPrefix } },
       backends: opts.backends,
+      ...(opts.plugins && { plugins: opts.plugins }),
     };
     writeFileSync(this.configPath, stringify(config));
   }
