@@ -119,7 +119,9 @@ export async function buildRuntime(
   const auth = new BackendAuthManager({ log: o.logger.child({ component: 'oauth' }), redactor });
   const serving = new ServingBackends(desired, new BackendTraffic(inFlight, fanout), o.logger.child({ component: 'backend' }), auth);
   // The plugin chain: its circuit breakers' states show in the backend records, their openings and closings as events.
-  const plugins = new PluginSet({ log: o.logger.child({ component: 'plugins' }), events: (e) => o.events.emit(e) });
+  // With shared sessions, rate_limiter counts in Redis too: its limits hold for the cluster.
+  const rateStore = shared && ((limiter: string) => shared.cluster.rateCounters(limiter));
+  const plugins = new PluginSet({ log: o.logger.child({ component: 'plugins' }), events: (e) => o.events.emit(e), rateStore });
   const circuitOf = (backend: string) => plugins.circuitOf(backend);
   const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers, circuitOf });
   // Trust on first use for definitions: checked each time the route table is built (a catalog changed), never per call.

@@ -12,6 +12,7 @@ import { RedisConnection } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisPinStore } from './redis-pin-store.js';
+import { RedisRateCounterStore } from './redis-rate-counter-store.js';
 import { defineScripts } from './redis-scripts.js';
 import { RedisSessionStore } from './redis-session-store.js';
 
@@ -58,6 +59,11 @@ export class RedisCluster {
     for (const channel of [this.keys.bus, this.keys.replica(this.tag)]) {
       this.bus.listen(channel, hear).catch((err: unknown) => this.log.warn({ err, channel }, 'cannot listen on a cluster channel'));
     }
+  }
+
+  /** Counts of one rate_limiter entry, shared by the cluster (made only when the config has a rate_limiter). */
+  rateCounters(limiter: string): RedisRateCounterStore {
+    return new RedisRateCounterStore(this.connection.commands, this.keys, limiter, this.log);
   }
 
   /** Tells every replica. */

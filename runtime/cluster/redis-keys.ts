@@ -30,6 +30,11 @@ export class RedisKeys {
     return `${this.prefix}:pins-changed`;
   }
 
+  /** A rate_limiter's window for one key (a counter); `limiter` tells the config's rate_limiter entries apart. Expires with the window. */
+  rate(limiter: string, key: string): string {
+    return `${this.prefix}:rate:${limiter}:${key}`;
+  }
+
   /** What every replica hears: ended sessions, cancellations, changed session fields. */
   get bus(): string {
     return `${this.prefix}:bus`;

@@ -89,6 +89,26 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PUBLISH', KEYS[1], id .. ' ' .. ARGV[2])
 return id`,
   },
+  /**
+   * KEYS: a rate_limiter window. ARGV: window_ms.
+   * Counts one call in the key's fixed window, starting the window (its
+   * expiry) with the first call: {count, ms left}. A script rather than
+   * MULTI INCR+PEXPIRE: PEXPIRE on every call would push the window's end
+   * forward with each call (PEXPIRE NX needs Redis 7; the gateway supports
+   * 6.2), and the time left comes back in the same round trip, measured on
+   * Redis' clock (replicas' clocks may differ).
+   */
+  gwRateHit: {
+    numberOfKeys: 1,
+    lua: `
+local count = redis.call('INCR', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {count, left}`,
+  },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

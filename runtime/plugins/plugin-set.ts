@@ -14,6 +14,7 @@
  *
  * No enabled plugin: no chain at all, and the router does no extra work.
  */
+import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { stringify } from 'safe-stable-stringify';
 import type { GatewayConfig } from '../../schemas/config.js';
@@ -36,8 +37,11 @@ export interface PluginSetDeps {
   log: Logger;
   /** Where circuit events go (the composition root hands in the event bus). */
   events: PluginEventSink;
-  /** Where rate_limiter counts; default this process's memory. */
-  rateStore?: () => RateCounterStore;
+  /**
+   * Where rate_limiter counts; default this process's memory. `limiter`
+   * names the entry, the same on every replica running the same config.
+   */
+  rateStore?: (limiter: string) => RateCounterStore;
 }
 
 /** One entry of GET /manage/v1/plugins. */
@@ -127,6 +131,7 @@ export class PluginSet {
   private async rebuild(entries: readonly PluginEntry[]): Promise<void> {
     const ordered = entries.map((entry, i) => ({ entry, i })).sort((a, b) => a.entry.priority - b.entry.priority || a.i - b.i);
     const spare = this.slots.map((s) => s.loaded).filter((l): l is Loaded => l?.plugin !== undefined);
+    const instances = instanceIds(entries);
     const slots: Slot[] = [];
     for (const { entry } of ordered) {
       if (!entry.enabled || entry.execution_mode === 'disabled') {
@@ -135,7 +140,7 @@ export class PluginSet {
       }
       const key = keyOf(entry);
       const kept = spare.findIndex((l) => l.key === key);
-      slots.push({ entry, loaded: kept >= 0 ? spare.splice(kept, 1)[0] : await this.load(entry, key) });
+      slots.push({ entry, loaded: kept >= 0 ? spare.splice(kept, 1)[0] : await this.load(entry, key, instances.get(entry)!) });
     }
     this.slots = slots;
     this.current = this.chainOf(slots);
@@ -161,13 +166,13 @@ export class PluginSet {
     return links.length === 0 ? undefined : new PluginChain(links, this.deps.log);
   }
 
-  private async load(entry: PluginEntry, key: string): Promise<Loaded> {
+  private async load(entry: PluginEntry, key: string, instance: string): Promise<Loaded> {
     const counters = newCounters();
     const timeoutMs = entry.timeout_s * 1000;
     try {
       if (entry.module === undefined) {
         if (!isBuiltinName(entry.name)) throw new Error(`no built-in plugin '${entry.name}'`);
-        return { key, timeoutMs, counters, plugin: createBuiltin(entry.name, entry.settings, this.builtinContext(entry.name)) };
+        return { key, timeoutMs, counters, plugin: createBuiltin(entry.name, entry.settings, this.builtinContext(entry.name, instance)) };
       }
       const path = entry.module;
       // A module that never finishes importing (a top-level await) or loading must not hold the gateway's start.
@@ -192,12 +197,13 @@ export class PluginSet {
     }
   }
 
-  private builtinContext(name: string) {
+  private builtinContext(name: string, instance: string) {
+    const shared = this.deps.rateStore;
     return {
       name,
       log: this.deps.log,
       events: this.deps.events,
-      rateStore: this.deps.rateStore ?? (() => new MemoryRateCounterStore()),
+      rateStore: shared ? () => shared(instance) : () => new MemoryRateCounterStore(),
     };
   }
 
@@ -219,6 +225,23 @@ export class PluginSet {
 function keyOf(entry: PluginEntry): string {
   const version = entry.module === undefined ? null : versionOf(entry.module);
   return stringify([entry.name, entry.module ?? null, version, entry.settings]) ?? entry.name;
+}
+
+/**
+ * A short id per entry, the same in every replica that runs the same config
+ * (shared rate counts are kept under it): its name and settings, and which
+ * of the entries with the same ones it is, in config order.
+ */
+function instanceIds(entries: readonly PluginEntry[]): Map<PluginEntry, string> {
+  const seen = new Map<string, number>();
+  const ids = new Map<PluginEntry, string>();
+  for (const entry of entries) {
+    const key = keyOf(entry);
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    ids.set(entry, `${entry.name}:${createHash('sha256').update(`${key}#${n}`).digest('hex').slice(0, 12)}`);
+  }
+  return ids;
 }
 
 /** The module file's modification time: an edited module is imported afresh on the next reload. */

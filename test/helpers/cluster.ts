@@ -26,6 +26,8 @@ export interface ClusterOptions {
   /** Merged into `server`. */
   server?: Record<string, unknown>;
   security?: Record<string, unknown>;
+  /** The config's `plugins`. */
+  plugins?: unknown[];
 }
 
 export class Cluster {
@@ -44,6 +46,7 @@ export class Cluster {
       sessions: { store: 'redis', ...opts.sessions, redis: { url: opts.redisUrl, key_prefix: this.keyPrefix } },
       ...(opts.security ? { security: opts.security } : {}),
       backends: opts.backends,
+      ...(opts.plugins && { plugins: opts.plugins }),
     };
     writeFileSync(this.configPath, stringify(config));
   }

@@ -1,8 +1,8 @@
 /**
  * Where rate_limiter counts calls: a fixed window per key, started by the
  * key's first call, so one store operation per call (an INCR with an expiry
- * in Redis). This process's memory now; with the Redis session store a Redis
- * implementation makes the counts cluster-wide (not written yet).
+ * in Redis). This process's memory, or with the Redis session store Redis
+ * (runtime/cluster/redis-rate-counter-store.ts): counts for the cluster.
  */
 import { LRUCache } from 'lru-cache';
 

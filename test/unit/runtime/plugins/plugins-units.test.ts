@@ -25,6 +25,7 @@ import { piiDetectors, redactPii } from '../../../../runtime/plugins/detectors/p
 import { cacheIdentity, clientIdentity } from '../../../../runtime/plugins/identity.js';
 import { rateLimiter } from '../../../../runtime/plugins/builtins/rate-limiter.js';
 import { MemoryRateCounterStore } from '../../../../runtime/plugins/builtins/rate-counter-store.js';
+import { PluginSet } from '../../../../runtime/plugins/plugin-set.js';
 import { isBackendFailure, isTransportFailure } from '../../../../runtime/plugins/builtins/backend-failures.js';
 import { callMatcher } from '../../../../runtime/plugins/conditions.js';
 import { silentLogger } from '../../../../runtime/observability/logging/logger.js';
@@ -217,6 +218,35 @@ describe('rate_limiter keys', () => {
     expect(refused(plugin, call({}))).toBe(false);
     expect(refused(plugin, call(same))).toBe(true);
     expect(refused(plugin, call(other))).toBe(false);
+  });
+});
+
+describe('rate_limiter ids for shared counts', () => {
+  // Each replica builds its own PluginSet from the same config: every entry must get the same id in each, and its own id.
+  const idsOf = async (yaml: string): Promise<string[]> => {
+    const ids: string[] = [];
+    const set = new PluginSet({ log: silentLogger(), events: () => undefined, rateStore: (limiter) => (ids.push(limiter), new MemoryRateCounterStore()) });
+    await set.apply(parseConfigText(yaml).plugins);
+    await set.close();
+    return ids;
+  };
+  const yaml = `plugins:
+  - name: rate_limiter
+    settings: { max_requests: 2, per: client }
+    conditions: { tools: [a] }
+  - name: rate_limiter
+    settings: { max_requests: 2, per: client }
+    conditions: { tools: [b] }
+  - name: rate_limiter
+    settings: { max_requests: 5, per: client }
+`;
+
+  it('the same on every replica, different for each entry, even for identical ones', async () => {
+    const [first, second] = [await idsOf(yaml), await idsOf(yaml)];
+    expect(first).toHaveLength(3);
+    expect(second).toEqual(first);
+    expect(new Set(first).size).toBe(3);
+    expect(first.every((id) => id.startsWith('rate_limiter:'))).toBe(true);
   });
 });
 
