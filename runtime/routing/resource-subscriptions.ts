@@ -23,12 +23,19 @@ export class ResourceSubscriptions {
   async subscribe(sessionId: string, uri: string): Promise<void> {
     const route = this.router.resourceRoute(uri);
     if (!route) throw new ResourceNotFoundError(uri);
-    if (this.index.subscribers(uri).size === 0) {
-      const conn = this.router.targetOf(route.backend);
-      await this.router.toBackend(route.backend, 'resources/subscribe', { uri });
-      this.subscribedAt.set(uri, conn);
-    }
+    const first = this.index.subscribers(uri).size === 0;
+    // Recorded before the backend is asked: an update it sends right behind its answer (in the same
+    // chunk, handled before this continuation runs) must already find its subscriber.
     this.index.add(sessionId, uri);
+    if (!first) return;
+    const conn = this.router.targetOf(route.backend);
+    try {
+      await this.router.toBackend(route.backend, 'resources/subscribe', { uri });
+    } catch (err) {
+      this.index.remove(sessionId, uri);
+      throw err;
+    }
+    this.subscribedAt.set(uri, conn);
   }
 
   async unsubscribe(sessionId: string, uri: string): Promise<void> {
