@@ -192,8 +192,9 @@ export class Gateway {
     const { logger, audit, telemetry } = this.observability;
     await this.runtime.skills.stop();
     this.runtime.auth.close();
-    await this.runtime.shared?.cluster.close().catch((err: unknown) => logger.warn({ err }, 'could not close the session store connection'));
+    // Pins first: with the Redis store they are written over the cluster's connection.
     await this.runtime.pins.flushed();
+    await this.runtime.shared?.cluster.close().catch((err: unknown) => logger.warn({ err }, 'could not close the session store connection'));
     await this.runtime.plugins.close().catch((err: unknown) => logger.warn({ err }, 'plugins did not unload'));
     // Each container is removed with its connection; this catches any an interrupted start left behind.
     await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));

@@ -120,7 +120,7 @@ export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
       return findToolResult(await this.search(query, limit, visible));
     }
     const target = callToolArguments(params.arguments);
-    if (visible && !visible(target.name)) throw new ToolNotFoundError(target.name, await this.suggest(target.name, visible));
+    // The router checks the policies (a denied tool is refused as an unknown one, and audited as denied).
     const forwarded: JsonObject = { ...target, ...(params._meta !== undefined ? { _meta: params._meta } : {}) };
     try {
       return await this.router.callTool(caller, forwarded, opts);

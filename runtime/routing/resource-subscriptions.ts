@@ -14,6 +14,8 @@ export type SubscriptionChannel = Pick<Router, 'resourceRoute' | 'targetOf' | 't
 export class ResourceSubscriptions {
   /** The backend connection each URI is subscribed at: a reconnected backend has forgotten it. */
   private readonly subscribedAt = new Map<string, unknown>();
+  /** Backend subscriptions being made, per URI: the subscribers that come meanwhile wait for them. */
+  private readonly pending = new Map<string, Promise<void>>();
 
   constructor(
     private readonly router: SubscriptionChannel,
@@ -27,15 +29,25 @@ export class ResourceSubscriptions {
     // Recorded before the backend is asked: an update it sends right behind its answer (in the same
     // chunk, handled before this continuation runs) must already find its subscriber.
     this.index.add(sessionId, uri);
-    if (!first) return;
-    const conn = this.router.targetOf(route.backend);
+    // A later subscriber waits for the first one's backend subscription and fails with it.
+    const subscribing = first ? this.subscribeBackend(uri, route.backend) : this.pending.get(uri);
+    if (!subscribing) return;
     try {
-      await this.router.toBackend(route.backend, 'resources/subscribe', { uri });
+      await subscribing;
     } catch (err) {
       this.index.remove(sessionId, uri);
       throw err;
     }
-    this.subscribedAt.set(uri, conn);
+  }
+
+  private subscribeBackend(uri: string, backend: string): Promise<void> {
+    const conn = this.router.targetOf(backend);
+    const subscribing = this.router
+      .toBackend(backend, 'resources/subscribe', { uri })
+      .then(() => void this.subscribedAt.set(uri, conn))
+      .finally(() => this.pending.delete(uri));
+    this.pending.set(uri, subscribing);
+    return subscribing;
   }
 
   async unsubscribe(sessionId: string, uri: string): Promise<void> {

@@ -223,7 +223,7 @@ export class Router {
    */
   private notServing(ctx: OperationContext, caller: CallerContext, op: OperationSpec): Error | undefined {
     const { quarantined } = this.serving.routes;
-    const kind = ctx.method === 'call_tool' ? 'tool' : ctx.method === 'read_resource' ? undefined : 'prompt';
+    const kind = op.kind === 'resource' ? undefined : op.kind;
     const held = kind && (kind === 'tool' ? quarantined.tools : quarantined.prompts).get(ctx.capability);
     if (kind && held) {
       ctx.backend = held.backend;

@@ -5,6 +5,8 @@
  * denied tool answers exactly as an unknown one does. A real gateway, real
  * stdio fixture backends, SDK clients with local tokens over streamable HTTP.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -96,5 +98,12 @@ describe('optimizer with authorization: each caller finds only what it may use',
     expect(allowed.structuredContent).toEqual({ text: 'ok' });
     const asAdmin = (await admin.callTool({ name: 'call_tool', arguments: { name: 'beta_echo', arguments: { text: 'ok' } } })) as CallToolResult;
     expect(asAdmin.structuredContent).toEqual({ text: 'ok' });
+    // The refusal went through the router's policy check: audited as denied, with who asked.
+    await h.gateway.audit.flush();
+    const records = readFileSync(join(h.dir, 'audit.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { source: { user_id?: string }; target: { capability_name: string }; outcome: { status: string } });
+    expect(records.find((r) => r.target.capability_name === 'beta_echo' && r.source.user_id === 'dev-bot')?.outcome.status).toBe('denied');
   });
 });
