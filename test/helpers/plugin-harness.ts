@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditRecord } from '../../schemas/audit-record.js';
 import { startGateway, type Harness } from './gateway-harness.js';
 import { stdioFixture } from '../fixtures/fixture-backend.js';
@@ -31,16 +30,7 @@ export async function callText(client: Client, name: string, args: Record<string
 }
 
 /** The JSON-RPC error a call failed with (the test fails when it did not fail). */
-export async function rpcError(call: Promise<unknown>): Promise<McpError> {
-  const outcome = await call.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  expect('error' in outcome, `expected an error, got ${JSON.stringify(outcome)}`).toBe(true);
-  const error = (outcome as { error: unknown }).error;
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+export { rpcError } from './rpc-error.js';
 
 export async function auditRecords(h: Harness): Promise<AuditRecord[]> {
   await h.gateway.audit.flush();

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { stdioFixture } from '../../../fixtures/fixture-backend.js';
+import { rpcError } from '../../../helpers/rpc-error.js';
 
 const DEV = 'dev-token-0123456789abcdef';
 const ADMIN = 'admin-token-0123456789abcdef';
@@ -27,15 +28,6 @@ async function found(client: Client, query: string): Promise<string[]> {
   const result = (await client.callTool({ name: 'find_tool', arguments: { query, limit: 50 } })) as CallToolResult;
   expect(result.isError).toBeFalsy();
   return (result.structuredContent as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
-}
-
-async function rpcError(p: Promise<unknown>): Promise<McpError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
 }
 
 describe('optimizer with authorization: each caller finds only what it may use', () => {

@@ -11,11 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError, ErrorCode, ListRootsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListRootsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { fixtureCommand, repoRoot, startHttpFixture, type HttpFixture } from '../../../fixtures/spawn.js';
 import { collectNotifications } from '../../../helpers/notifications.js';
 import { startPagedBackend, type PagedBackend } from '../../../fixtures/paged-backend.js';
+import { rpcError } from '../../../helpers/rpc-error.js';
 
 const EVERYTHING = join(repoRoot(), 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const MEMORY = join(repoRoot(), 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
@@ -23,15 +24,6 @@ const CLIENT_CAPS = { sampling: {}, elicitation: {}, roots: { listChanged: true 
 
 /** The fixture's tools, as the fixture registers them (no --tools). */
 const FIXTURE_TOOLS = ['add', 'add_tool', 'burst', 'echo', 'elicit', 'fail', 'last_cancelled', 'log', 'roots', 'sample', 'slow', 'throw', 'touch', 'whoami'];
-
-async function rpcError(p: Promise<unknown>): Promise<McpError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err, 'the request should have failed').toBeInstanceOf(McpError);
-  return err as McpError;
-}
 
 const namesWith = (tools: Array<{ name: string }>, prefix: string) =>
   tools

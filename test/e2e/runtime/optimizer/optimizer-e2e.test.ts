@@ -17,6 +17,7 @@ import { collectNotifications } from '../../../helpers/notifications.js';
 import { stdioFixture } from '../../../fixtures/fixture-backend.js';
 import { waitFor } from '../../../helpers/wait.js';
 import { managementClient } from '../../../helpers/management-client.js';
+import { rpcError } from '../../../helpers/rpc-error.js';
 
 interface Found {
   name: string;
@@ -45,15 +46,6 @@ async function find(client: Client, query: string, limit?: number): Promise<Foun
 
 const viaCallTool = (client: Client, name: string, args?: Record<string, unknown>) =>
   client.callTool({ name: 'call_tool', arguments: { name, ...(args ? { arguments: args } : {}) } });
-
-async function rpcError(p: Promise<unknown>): Promise<McpError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(McpError);
-  return err as McpError;
-}
 
 describe('optimizer: find_tool and call_tool in place of the catalog', () => {
   let h: Harness;
