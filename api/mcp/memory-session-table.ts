@@ -8,10 +8,11 @@ import { TooManySessionsError } from '../../schemas/errors.js';
 import type { ClientSession } from './client-session.js';
 import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
 import { SESSION_RETRY_AFTER_S, type SessionLimits, type SessionTable, type StoreState } from './session-table.js';
+import { EndedListeners } from './ended-listeners.js';
 
 export class MemorySessionTable implements SessionTable {
   private readonly sessions = new Map<string, ClientSession>();
-  private readonly endedListeners = new Set<(id: string) => Promise<void> | void>();
+  private readonly ended = new EndedListeners();
   private reaper?: NodeJS.Timeout;
   private ttlSeconds: number;
   private maxSessions: number;
@@ -80,13 +81,12 @@ export class MemorySessionTable implements SessionTable {
   }
 
   onEnded(listener: (id: string) => Promise<void> | void): () => void {
-    this.endedListeners.add(listener);
-    return () => this.endedListeners.delete(listener);
+    return this.ended.add(listener);
   }
 
   async forget(id: string): Promise<void> {
     if (!this.sessions.delete(id)) return;
-    await Promise.all([...this.endedListeners].map(async (listener) => listener(id)));
+    await this.ended.notify(id);
   }
 
   async close(id: string): Promise<void> {

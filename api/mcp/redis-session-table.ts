@@ -26,6 +26,7 @@ import type { RedisClusterLink } from './redis-cluster-link.js';
 import { SESSION_RETRY_AFTER_S, type SessionLimits, type SessionTable, type StoreState } from './session-table.js';
 import type { SharedSessionState } from './shared-session-state.js';
 import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
+import { EndedListeners } from './ended-listeners.js';
 
 /** Activity is written back at least this often (and at least every quarter of the TTL). */
 const MAX_FLUSH_EVERY_MS = 5_000;
@@ -38,7 +39,7 @@ export class RedisSessionTable implements SessionTable, SharedSessionState {
   private readonly flushed = new WeakMap<ClientSession, number>();
   /** The last capability snapshot written, per cached session. */
   private readonly snapshots = new WeakMap<ClientSession, string>();
-  private readonly endedListeners = new Set<(id: string) => Promise<void> | void>();
+  private readonly ended = new EndedListeners();
   private readonly subscriptionListeners = new Set<(id: string, uris: string[]) => void>();
   /** How many subscription changes this replica applied per session it holds (a record read before one is stale). */
   private readonly subscriptionsTold = new Map<string, number>();
@@ -156,13 +157,12 @@ export class RedisSessionTable implements SessionTable, SharedSessionState {
   }
 
   onEnded(listener: (id: string) => Promise<void> | void): () => void {
-    this.endedListeners.add(listener);
-    return () => this.endedListeners.delete(listener);
+    return this.ended.add(listener);
   }
 
   async forget(id: string): Promise<void> {
     if (!this.cached.delete(id)) return;
-    await Promise.all([...this.endedListeners].map(async (listener) => listener(id)));
+    await this.ended.notify(id);
   }
 
   async end(id: string): Promise<void> {
