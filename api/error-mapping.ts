@@ -6,8 +6,8 @@
  * are first turned into typed errors here, so both surfaces see one kind.
  */
 import type { FastifyError } from 'fastify';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { BackendCallError, BearerAuthError, GatewayError, type ErrorCode } from '../schemas/errors.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import { BackendCallError, BearerAuthError, GatewayError, ProtocolRefusedError, type ErrorCode } from '../schemas/errors.js';
 import { RpcCode } from '../schemas/json-rpc-codes.js';
 import type { ErrorBody } from '../schemas/api.js';
 
@@ -40,6 +40,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   session_store_unavailable: 503,
   too_many_sessions: 503,
   unsupported_media_type: 415,
+  not_acceptable: 406,
   payload_too_large: 413,
   backend_error: 502,
   backend_timeout: 502,
@@ -52,6 +53,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   circuit_open: 503,
   plugin_blocked: 422,
   plugin_failed: 500,
+  // The revision's transport says which (ProtocolRefusedError.httpStatus): 400, or 404 for an unknown method.
+  protocol_refused: 400,
   internal_error: 500,
 };
 
@@ -133,10 +136,15 @@ export function toGatewayError(err: unknown): GatewayError {
   return translated ?? new GatewayError('internal_error', 'Internal server error');
 }
 
-/** JSON-RPC errors for MCP clients; backend errors keep the backend's own code and data. */
-export function toJsonRpcError(err: unknown): McpError {
-  if (err instanceof McpError) return err;
-  if (err instanceof BackendCallError && err.rpcCode !== undefined) return new McpError(err.rpcCode, err.message, err.rpcData);
+/**
+ * JSON-RPC errors for MCP clients; backend errors keep the backend's own code
+ * and data, and so does any error that already carries a JSON-RPC code (an
+ * SDK's protocol error). A 2026-07-28 answer renumbers what that revision
+ * renumbered (an unknown resource is -32602) in the SDK's result encoding.
+ */
+export function toJsonRpcError(err: unknown): ProtocolError {
+  if (err instanceof ProtocolError) return err;
+  if (err instanceof BackendCallError && err.rpcCode !== undefined) return new ProtocolError(err.rpcCode, err.message, err.rpcData);
   if (err instanceof GatewayError) {
     const data = { error: err.code, ...err.details };
     switch (err.code) {
@@ -145,38 +153,67 @@ export function toJsonRpcError(err: unknown): McpError {
       case 'tool_quarantined':
       case 'prompt_quarantined':
       case 'bad_request':
-        return new McpError(RpcCode.InvalidParams, err.message, data);
+        return new ProtocolError(RpcCode.InvalidParams, err.message, data);
       case 'invalid_message':
-        return new McpError(RpcCode.InvalidRequest, err.message, data);
+        return new ProtocolError(RpcCode.InvalidRequest, err.message, data);
       case 'resource_not_found':
-        return new McpError(RpcCode.ResourceNotFound, err.message, data);
+        return new ProtocolError(RpcCode.ResourceNotFound, err.message, data);
       case 'backend_timeout':
-        return new McpError(RpcCode.RequestTimeout, err.message, data);
+        return new ProtocolError(RpcCode.RequestTimeout, err.message, data);
       default:
-        return new McpError(RpcCode.InternalError, err.message, data);
+        return new ProtocolError(RpcCode.InternalError, err.message, data);
     }
   }
-  return new McpError(RpcCode.InternalError, err instanceof Error ? err.message : String(err));
+  if (err instanceof Error && Number.isSafeInteger((err as { code?: unknown }).code)) {
+    const coded = err as Error & { code: number; data?: unknown };
+    return new ProtocolError(coded.code, coded.message, coded.data);
+  }
+  return new ProtocolError(RpcCode.InternalError, err instanceof Error ? err.message : String(err));
 }
 
 export interface JsonRpcErrorBody {
   jsonrpc: '2.0';
-  error: { code: number; message: string; data?: Record<string, unknown> };
-  id: null;
+  error: { code: number; message: string; data?: unknown };
+  id: string | number | null;
 }
 
 /**
  * The body of an HTTP-level JSON-RPC error on the MCP endpoints (bad body,
  * no session, unknown session, wrong method): there is no request id the
- * error could name.
+ * error could name, unless the protocol refused a request it could read.
  */
-export function jsonRpcErrorBody(code: number, message: string): JsonRpcErrorBody {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
+export function jsonRpcErrorBody(code: number, message: string, data?: unknown, id: string | number | null = null): JsonRpcErrorBody {
+  return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
 }
 
 /** An error answered at the HTTP level on an MCP endpoint: its status and JSON-RPC body. */
 export function mcpHttpError(err: unknown): { status: number; body: JsonRpcErrorBody } {
   const typed = toGatewayError(err);
+  if (typed instanceof ProtocolRefusedError) {
+    return { status: typed.httpStatus, body: jsonRpcErrorBody(typed.rpcCode, typed.message, typed.rpcData, typed.requestId) };
+  }
   const code = typed.details.reason === 'invalid_json' ? RpcCode.ParseError : (HTTP_RPC_CODE[typed.code] ?? RpcCode.ServerError);
   return { status: HTTP_STATUS[typed.code], body: jsonRpcErrorBody(code, typed.message) };
 }
+
+/**
+ * The HTTP status of a JSON-RPC error answering a 2026-07-28 request
+ * (streamable HTTP of that revision): a refusal of the request itself, made
+ * before any handler ran (`refusal`), has its status (404 for an unknown
+ * method, 400 for the other refusals the table names; anything else is an
+ * answer), an error a handler answered rides on 200,
+ * except a missing client capability, which is 400 wherever it comes from.
+ */
+export function statelessErrorStatus(code: number, refusal: boolean): number {
+  if (code === RpcCode.MissingRequiredClientCapability) return 400;
+  if (!refusal) return 200;
+  return STATELESS_REFUSAL_STATUS[code] ?? 200;
+}
+
+const STATELESS_REFUSAL_STATUS: Record<number, number> = {
+  [RpcCode.ParseError]: 400,
+  [RpcCode.InvalidRequest]: 400,
+  [RpcCode.MethodNotFound]: 404,
+  [RpcCode.HeaderMismatch]: 400,
+  [RpcCode.UnsupportedProtocolVersion]: 400,
+};

@@ -23,6 +23,7 @@ import { loadConfig } from './load-config.js';
 import { buildObservability, type Observability, type ObservabilityOptions } from './observability.js';
 import { buildRuntime, type Runtime } from './runtime.js';
 import { followReloads } from './follow-reloads.js';
+import { buildMcpFrontDoor, type McpFrontDoor } from './mcp-front-door.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 
 /** What a draining replica tells clients: reconnect (elsewhere) after this long. */
@@ -46,6 +47,8 @@ export interface GatewayOptions extends ObservabilityOptions, ListenOptions {
 
 export class Gateway {
   private listening?: Listening;
+  /** What the MCP endpoints serve with (both revisions), once listening. */
+  private front?: McpFrontDoor;
   private stopping?: Promise<void>;
   private readonly stoppedListeners: Array<() => void> = [];
 
@@ -143,7 +146,9 @@ export class Gateway {
     // Shared sessions: Redis is connected (or said to be unreachable) before the first request.
     await this.runtime.shared?.start();
     try {
-      this.listening = await listen(controller.config, opts, this.runtime, logger, this.redactor, (timeoutS) => void this.shutdown(timeoutS));
+      this.front = await buildMcpFrontDoor(this.runtime, controller);
+      const requestShutdown = (timeoutS?: number) => void this.shutdown(timeoutS);
+      this.listening = await listen(controller.config, opts, this.runtime, logger, this.redactor, requestShutdown, this.front);
     } catch (err) {
       // Nothing may keep the process alive after a failed start (the skills watcher, a token flow, the audit writer).
       await this.release();
@@ -166,6 +171,8 @@ export class Gateway {
       this.runtime.drain.retryS = Math.ceil(DRAIN_RETRY_MS / 1000);
       sessions.endStreams(DRAIN_RETRY_MS);
     }
+    //    2026-07-28 listen streams end gracefully either way (their clients listen again, elsewhere or later): they would hold step 2 open.
+    this.front?.listens.closeAll();
     let closing = draining ? undefined : this.app.close();
     // 2. Let forwarded requests finish, up to the timeout.
     const inFlight = router.inFlightCount;

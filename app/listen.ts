@@ -3,7 +3,6 @@
  * API), bound before any backend starts, so a port in use fails fast.
  */
 import type { FastifyInstance } from 'fastify';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { GatewayError } from '../schemas/errors.js';
 import type { GatewayConfig } from '../schemas/config.js';
 import type { Logger } from '../runtime/observability/logging/logger.js';
@@ -11,6 +10,7 @@ import type { Redactor } from '../runtime/observability/logging/redactor.js';
 import { buildApp } from '../api/app.js';
 import type { ListenAddress } from '../api/management/index.js';
 import type { Runtime } from './runtime.js';
+import type { McpFrontDoor } from './mcp-front-door.js';
 
 export interface ListenOptions {
   /** Overrides server.host / server.port from the config. */
@@ -30,6 +30,7 @@ export async function listen(
   logger: Logger,
   redactor: Redactor,
   requestShutdown: (timeoutS?: number) => void,
+  front: McpFrontDoor,
 ): Promise<Listening> {
   const { controller } = runtime;
   const host = opts.host ?? config.server.host;
@@ -39,13 +40,7 @@ export async function listen(
     logger,
     bindHost: host,
     allowedPeers: () => ({ hosts: controller.config.server.allowed_hosts, origins: controller.config.server.allowed_origins }),
-    mcp: {
-      ...runtime,
-      validator: new AjvJsonSchemaValidator(),
-      cluster: runtime.shared?.link,
-      shared: runtime.sessions.shared,
-      drainingRetryS: () => runtime.drain.retryS,
-    },
+    mcp: front.context,
     management: {
       controller,
       router: runtime.router,
@@ -64,6 +59,7 @@ export async function listen(
       redactor,
       listenAddress: () => address,
       requestShutdown,
+      clients: front.clients,
     },
   });
   try {

@@ -36,6 +36,7 @@ import { MemorySessionTable } from '../api/mcp/memory-session-table.js';
 import type { SessionTable } from '../api/mcp/session-table.js';
 import { RequestTracker } from '../api/mcp/request-tracker.js';
 import { replicaId } from '../runtime/cluster/replica.js';
+import { CallerView } from '../runtime/access/caller-view.js';
 import { AccessControl } from '../runtime/access/access-control.js';
 import { IncomingAuth } from '../runtime/access/incoming-auth.js';
 import type { Observability } from './observability.js';
@@ -69,6 +70,8 @@ export interface Runtime {
   incomingAuth: IncomingAuth;
   access: AccessControl;
   fanout: ClientFanout;
+  /** What each caller may see and use (lists, the optimizer, reads). */
+  view: CallerView;
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -168,6 +171,7 @@ export async function buildRuntime(
     incomingAuth,
     access,
     fanout,
+    view: new CallerView(serving, access, optimizer),
   };
 }
 

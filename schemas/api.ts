@@ -170,6 +170,22 @@ export const SessionsSchema = Type.Object({
   sessions: Type.Array(SessionRecordSchema),
 });
 
+export const ClientRecordSchema = Type.Object({
+  name: Type.String({ description: "The program's `clientInfo.name` from its requests' `_meta` envelope ('(unnamed)' when it sent none)." }),
+  version: Type.Union([Type.String(), Type.Null()]),
+  protocol_version: Type.String({ description: 'The protocol revision it spoke.' }),
+  user_id: Type.Union([Type.String(), Type.Null()], { description: 'The authenticated user; null for anonymous callers.' }),
+  replica: Type.String({ description: 'The gateway replica that saw it.' }),
+  first_seen: Type.String({ description: 'ISO 8601' }),
+  last_seen: Type.String({ description: 'ISO 8601' }),
+  requests: Int({ description: 'Requests it made to this replica since first seen.' }),
+});
+export const ClientsSchema = Type.Object({
+  clients: Type.Array(ClientRecordSchema, {
+    description: 'Beyond the spec: clients that called without a session (protocol 2026-07-28), most recently seen first; at most 1,000 per replica.',
+  }),
+});
+
 // --- events (section 2.5) ---
 
 export const EVENTS_LIMIT_MAX = 1000;

@@ -211,6 +211,12 @@ export const ConfigSchema = Type.Object(
         session_ttl: Type.Number({ exclusiveMinimum: 0, default: 1800, description: 'Seconds a client session may be idle before it is closed.' }),
         shutdown_timeout_s: Type.Number({ minimum: 0, default: 10, description: 'How long a graceful shutdown waits for in-flight requests.' }),
         max_sessions: Type.Integer({ minimum: 1, default: 10000, description: 'Client sessions open at once; beyond it `initialize` gets 503.' }),
+        cache_ttl_s: Type.Number({
+          minimum: 0,
+          default: 30,
+          description:
+            'Seconds a 2026-07-28 client may keep a list result (`ttlMs`; `server/discover` too); a resource read is kept no longer than its backend says.',
+        }),
         allowed_hosts: Type.Optional(
           Type.Array(Type.String({ minLength: 1 }), {
             description:

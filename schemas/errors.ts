@@ -41,11 +41,13 @@ export type ErrorCode =
   | 'service_unavailable'
   | 'session_store_unavailable'
   | 'unsupported_media_type'
+  | 'not_acceptable'
   | 'payload_too_large'
   | 'rate_limited'
   | 'circuit_open'
   | 'plugin_blocked'
   | 'plugin_failed'
+  | 'protocol_refused'
   | 'internal_error';
 
 export class GatewayError extends Error {
@@ -299,5 +301,43 @@ export class PluginBlockedError extends GatewayError {
 export class PluginFailedError extends GatewayError {
   constructor(plugin: string, reason: string) {
     super('plugin_failed', `Plugin ${plugin} failed: ${reason}`, { plugin, reason });
+  }
+}
+
+/**
+ * A request a JSON-RPC peer sent the gateway (a backend's sampling or roots
+ * request, say), refused with this JSON-RPC code: the SDKs answer a thrown
+ * error with its numeric `code`, `message` and `data` as they are.
+ */
+export class RpcRefusal extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'RpcRefusal';
+  }
+}
+
+/**
+ * A request the protocol's own checks refuse before anything handles it
+ * (2026-07-28 and the revision routing: a header that disagrees with the
+ * body, an unsupported revision, a malformed `_meta` envelope, an unknown
+ * method). It keeps the JSON-RPC code and data the revision gives it, and the
+ * id of the request it refuses; api/error-mapping.ts gives it its status.
+ */
+export class ProtocolRefusedError extends GatewayError {
+  readonly rpcCode: number;
+  readonly rpcData?: unknown;
+  readonly requestId: string | number | null;
+  /** The HTTP status the revision's transport gives this refusal (400, or 404 for an unknown method). */
+  readonly httpStatus: number;
+  constructor(rpcCode: number, message: string, rpcData: unknown, requestId: string | number | null, httpStatus: number) {
+    super('protocol_refused', message, { rpc_code: rpcCode });
+    this.httpStatus = httpStatus;
+    this.rpcCode = rpcCode;
+    this.rpcData = rpcData;
+    this.requestId = requestId;
   }
 }

@@ -23,6 +23,12 @@ export const RpcCode = {
   ResourceNotFound: -32002,
   /** A forwarded request ran out of time (the SDK's RequestTimeout). */
   RequestTimeout: -32001,
+  /** 2026-07-28: an `Mcp-Method`, `Mcp-Name` or `MCP-Protocol-Version` header disagrees with the body. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability its `_meta` envelope does not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: a protocol revision the gateway does not serve (`data.supported` lists those it does). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 export type RpcCodeValue = (typeof RpcCode)[keyof typeof RpcCode];

@@ -12,6 +12,7 @@ import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager
 import type { DefinitionPins } from '../../runtime/pinning/definition-pins.js';
 import type { PluginSet } from '../../runtime/plugins/plugin-set.js';
 import type { AccessControl } from '../../runtime/access/access-control.js';
+import type { RecentClients } from '../mcp/stateless/recent-clients.js';
 
 export interface ListenAddress {
   host: string;
@@ -29,6 +30,8 @@ export interface ManagementContext {
   /** Pinned definitions: what waits for approval, and approving it. */
   pins: DefinitionPins;
   sessions: SessionTable;
+  /** Clients seen without a session (2026-07-28): GET /clients. */
+  clients: RecentClients;
   /** This replica's id (`$GATEWAY_REPLICA_ID`, else `<hostname>-<pid>`). */
   replicaId: string;
   /** Set while this replica drains (a graceful shutdown with shared sessions): it is not ready. */

@@ -1,11 +1,9 @@
 /** One MCP client session on /mcp or /sse: its SDK Server, transport and activity clock. */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCRequest, LoggingLevel, RequestId, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCRequest, LoggingLevel, RequestId, Server, ServerNotification, Transport } from '@modelcontextprotocol/server';
 import type { CallerTransport } from '../../runtime/routing/operation.js';
-import type { ClientCapability, ClientEndpoint } from '../../runtime/routing/client-fanout.js';
-import type { JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
-import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
+import type { ClientCapability, ClientEndpoint, ClientNotice } from '../../runtime/routing/client-fanout.js';
+import type { ClientName, JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
+import { PASSTHROUGH_RESULT } from '../../runtime/transports/passthrough-schema.js';
 import { ANONYMOUS, type CallerIdentity } from '../../runtime/access/identity.js';
 
 export type InitializeParams = { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo: Record<string, unknown> };
@@ -62,18 +60,29 @@ export class ClientSession implements ClientEndpoint {
     return this.server.getClientVersion()?.name ?? null;
   }
 
+  /** The client program as initialize named it, once known. */
+  get client(): ClientName | undefined {
+    const info = this.server.getClientVersion();
+    return info && { name: info.name, version: info.version };
+  }
+
+  /** The protocol revision initialize settled on, once known. */
+  get protocolVersion(): string | undefined {
+    return this.server.getNegotiatedProtocolVersion();
+  }
+
   can(capability: ClientCapability): boolean {
     return this.server.getClientCapabilities()?.[capability] !== undefined;
   }
 
   /** A notification to the client; with `relatedRequestId`, on that request's stream (streamable HTTP). */
-  notify(notification: ServerNotification, relatedRequestId?: RequestId): Promise<void> {
-    return this.server.notification(notification, relatedRequestId === undefined ? undefined : { relatedRequestId });
+  notify(notification: ClientNotice, relatedRequestId?: RequestId): Promise<void> {
+    return this.server.notification(notification as ServerNotification, relatedRequestId === undefined ? undefined : { relatedRequestId });
   }
 
   /** A request to the client (sampling, elicitation, roots) with the answer as the client gave it. */
   request(request: Pick<JSONRPCRequest, 'method' | 'params'>, signal: AbortSignal, onprogress?: ProgressHandler): Promise<JsonObject> {
-    return this.server.request({ method: request.method, params: request.params }, PASSTHROUGH, { signal, ...(onprogress ? { onprogress } : {}) });
+    return this.server.request({ method: request.method, params: request.params }, PASSTHROUGH_RESULT, { signal, ...(onprogress ? { onprogress } : {}) });
   }
 
   /** Requests being handled now: a session with a call in flight is never idle. */

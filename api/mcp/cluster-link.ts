@@ -5,7 +5,7 @@
  * (../../runtime/cluster/).
  */
 import type { ServerResponse } from 'node:http';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { MirroredEntry } from './sse-stream.js';
 
 /** A connection following a stream held in the shared store; `close` ends it (with a `retry:` hint when draining). */

@@ -4,6 +4,7 @@ import type { SessionTable } from './session-table.js';
 import type { RequestTracker } from './request-tracker.js';
 import type { ClusterLink } from './cluster-link.js';
 import type { IncomingAuth } from '../../runtime/access/incoming-auth.js';
+import type { ExchangeTransport } from './stateless/exchange-transport.js';
 
 export interface McpContext extends SessionServerDeps {
   sessions: SessionTable;
@@ -15,10 +16,12 @@ export interface McpContext extends SessionServerDeps {
   replayMs: number;
   /** The other replicas, when sessions are shared (`sessions.store: redis`). */
   cluster?: ClusterLink;
+  /** Where 2026-07-28 requests go: the stateless server's transport (./stateless/). */
+  stateless: ExchangeTransport;
   /**
    * Set while this replica drains (SIGTERM with shared sessions): no new
-   * session or GET stream here; the client should go to another replica in
-   * this many seconds.
+   * session or long-lived stream here; the client should go to another
+   * replica in this many seconds.
    */
   drainingRetryS(): number | undefined;
 }

@@ -48,9 +48,8 @@
  * DNS-rebinding host/origin checks.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type RequestInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import { LEGACY_PROTOCOL_VERSIONS } from './gateway-capabilities.js';
 import { isRequestMessage, isResponseMessage, serializeMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
 import { jsonRpcErrorBody } from '../error-mapping.js';
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
@@ -79,6 +78,13 @@ export interface NodeStreamableHttpOptions {
 }
 
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/**
+ * What handlers get beside each message: nothing. The session's server knows
+ * its caller from the session (the routes authenticated every request), and
+ * a web Request built per message for the SDK's `ctx.http.req` would cost
+ * more than the call it describes.
+ */
+const NO_EXTRA: MessageExtraInfo | undefined = undefined;
 const DEFAULT_REPLAY_MS = 60_000;
 /**
  * A request still unanswered after this long gets SSE headers, so a slow tool
@@ -164,7 +170,7 @@ export class NodeStreamableHttpTransport implements Transport {
   }
 
   /** A POST of this session (or the initialize that creates it), with its parsed body. */
-  async handlePost(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): Promise<void> {
+  async handlePost(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
     const checked = checkPost(req, body);
     if ('refusal' in checked) {
@@ -195,7 +201,6 @@ export class NodeStreamableHttpTransport implements Transport {
     }
     if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
 
-    const extra = messageExtra(req);
     const ids: RequestId[] = [];
     for (const m of msgs) if (isRequestMessage(m)) ids.push(m.id as RequestId);
     const duplicates = ids.filter((id, i) => this.streams.has(id) || ids.indexOf(id) !== i);
@@ -209,7 +214,7 @@ export class NodeStreamableHttpTransport implements Transport {
     if (this.cluster) msgs = this.crossReplicas(msgs);
     if (ids.length === 0) {
       res.writeHead(202).end();
-      for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, extra);
+      for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, NO_EXTRA);
       return;
     }
     const version = init ? (init.params as { protocolVersion?: string } | undefined)?.protocolVersion : req.headers['mcp-protocol-version'];
@@ -217,7 +222,7 @@ export class NodeStreamableHttpTransport implements Transport {
     for (const id of ids) this.streams.set(id, stream);
     stream.timer = setTimeout(() => this.toSse(stream), SSE_AFTER_MS).unref();
     res.once('close', () => this.unattended(stream));
-    for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, extra);
+    for (const m of msgs) this.onmessage?.(m as JSONRPCMessage, NO_EXTRA);
   }
 
   /** The GET that opens this session's standalone SSE stream, or resumes a stream with `Last-Event-ID`. */
@@ -302,8 +307,8 @@ export class NodeStreamableHttpTransport implements Transport {
       return true;
     }
     const version = req.headers['mcp-protocol-version'];
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
-      const message = `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
+    if (version !== undefined && !LEGACY_PROTOCOL_VERSIONS.includes(String(version))) {
+      const message = `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${LEGACY_PROTOCOL_VERSIONS.join(', ')})`;
       this.fail(res, 400, RpcCode.ServerError, message);
       return true;
     }
@@ -532,17 +537,4 @@ export class NodeStreamableHttpTransport implements Transport {
 
 function writeRefusal(res: ServerResponse, r: Refusal): void {
   writeRpcError(res, r.status, r.code, r.message);
-}
-
-/** What the SDK hands handlers as `extra.requestInfo` and `extra.authInfo`; the URL is built only if read. */
-function messageExtra(req: IncomingMessage & { auth?: AuthInfo }): MessageExtraInfo {
-  let url: URL | undefined;
-  const requestInfo = {
-    headers: req.headers,
-    get url(): URL {
-      url ??= new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-      return url;
-    },
-  } as RequestInfo;
-  return req.auth ? { requestInfo, authInfo: req.auth } : { requestInfo };
 }

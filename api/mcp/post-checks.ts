@@ -17,12 +17,17 @@ export interface Refusal {
 
 export const MAX_BATCH_SIZE = 100;
 
+/** A POST's answer may be JSON or an SSE stream: the client must take both (406 otherwise). */
+export function checkAccept(req: IncomingMessage): Refusal | undefined {
+  const accept = req.headers.accept;
+  if (accept?.includes('application/json') && accept.includes('text/event-stream')) return undefined;
+  return { status: 406, code: RpcCode.ServerError, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
+}
+
 export function checkPost(req: IncomingMessage, body: unknown): { messages: Message[]; batch: boolean } | { refusal: Refusal } {
   const refuse = (status: number, code: number, message: string) => ({ refusal: { status, code, message } });
-  const accept = req.headers.accept;
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
-    return refuse(406, RpcCode.ServerError, 'Not Acceptable: Client must accept both application/json and text/event-stream');
-  }
+  const notAcceptable = checkAccept(req);
+  if (notAcceptable) return { refusal: notAcceptable };
   if (mediaType(req.headers['content-type']) !== 'application/json') {
     return refuse(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
   }

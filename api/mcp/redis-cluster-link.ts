@@ -8,7 +8,7 @@
  * replica's to deliver (./redis-session-table.ts).
  */
 import type { ServerResponse } from 'node:http';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { RedisCluster } from '../../runtime/cluster/redis-cluster.js';
 import type { StreamEvent } from '../../runtime/cluster/redis-event-store.js';
 import type { Logger } from '../../runtime/observability/logging/logger.js';

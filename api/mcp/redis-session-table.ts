@@ -11,7 +11,7 @@
  * Legacy `/sse` sessions are bound to their one connection: they stay in
  * this replica (counted and listed here, not shared).
  */
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel } from '@modelcontextprotocol/server';
 import type { RedisCluster } from '../../runtime/cluster/redis-cluster.js';
 import type { ClusterMessage } from '../../runtime/cluster/cluster-messages.js';
 import type { Activity } from '../../runtime/cluster/redis-session-store.js';
@@ -24,15 +24,15 @@ import type { CallerIdentity } from '../../runtime/access/identity.js';
 import type { ClientSession } from './client-session.js';
 import type { RedisClusterLink } from './redis-cluster-link.js';
 import { SESSION_RETRY_AFTER_S, type SessionLimits, type SessionTable, type StoreState } from './session-table.js';
-import type { SharedSessionState } from './shared-session-state.js';
+import type { SessionChanges } from './session-changes.js';
 import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
 import { EndedListeners } from './ended-listeners.js';
 
 /** Activity is written back at least this often (and at least every quarter of the TTL). */
 const MAX_FLUSH_EVERY_MS = 5_000;
 
-export class RedisSessionTable implements SessionTable, SharedSessionState {
-  readonly shared: SharedSessionState = this;
+export class RedisSessionTable implements SessionTable, SessionChanges {
+  readonly shared: SessionChanges = this;
   private readonly cached = new Map<string, ClientSession>();
   private readonly adopting = new Map<string, Promise<ClientSession | undefined>>();
   /** The last activity written to Redis, per cached session. */

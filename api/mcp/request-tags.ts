@@ -5,7 +5,7 @@
  * SDK Server numbers its requests from 0, so the tag also keeps two
  * replicas' requests to one client apart.
  */
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId } from '@modelcontextprotocol/server';
 
 const TAGGED = /^([A-Za-z0-9]+):(-?\d{1,15})$/;
 

@@ -6,9 +6,7 @@
  * attached. Only the SDK's public API: the server learns the client's
  * capabilities, info and protocol version as it would have on the wire.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport, type JSONRPCMessage, type Server } from '@modelcontextprotocol/server';
 import type { InitializeParams } from './client-session.js';
 
 export async function replayInitialize(server: Server, params: InitializeParams): Promise<void> {

@@ -10,7 +10,7 @@ import type { SessionRecord } from '../../schemas/api.js';
 import type { SessionState } from '../../schemas/session-state.js';
 import type { SessionStoreType } from '../../schemas/config.js';
 import type { ClientSession } from './client-session.js';
-import type { SharedSessionState } from './shared-session-state.js';
+import type { SessionChanges } from './session-changes.js';
 
 export interface SessionLimits {
   /** Seconds a session may stay idle before it expires (`server.session_ttl`). */
@@ -64,5 +64,5 @@ export interface SessionTable extends ClientDirectory {
   /** The store, for GET /status and GET /ready. */
   storeState(): StoreState;
   /** What changes a session beyond this replica (log level, subscriptions); undefined with the memory store. */
-  readonly shared?: SharedSessionState;
+  readonly shared?: SessionChanges;
 }

@@ -4,41 +4,26 @@
  * and every answer goes out on the stream.
  */
 import type { FastifyInstance } from 'fastify';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { GatewayError } from '../../schemas/errors.js';
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
-import { isJsonRpcMessage, isRequestMessage, isResponseMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
+import { isJsonRpcMessage, isRequestMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
 import { ClientSession } from './client-session.js';
 import { createSessionServer } from './session-server.js';
 import type { McpContext } from './mcp-context.js';
 import { admitSession, refuseWhileDraining } from './admission.js';
 import { claimSession } from './session-owner.js';
 import { ANONYMOUS } from '../../runtime/access/identity.js';
+import { SseServerTransport } from './sse-server-transport.js';
 
 export const SSE_MESSAGES_PATH = '/messages';
-
-/**
- * The SDK's SSE server transport, told which request ids are unanswered: a
- * second request with an id still in flight is refused before the SDK sees it
- * (its answer would share the id on the one stream and its handler would
- * replace the first one's).
- */
-class InFlightTrackingSseTransport extends SSEServerTransport {
-  readonly inFlight = new Set<RequestId>();
-
-  override async send(message: JSONRPCMessage): Promise<void> {
-    if (isResponseMessage(message as Record<string, unknown>)) this.inFlight.delete((message as { id: RequestId }).id);
-    return super.send(message);
-  }
-}
 
 export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
   app.get('/sse', async (req, reply) => {
     refuseWhileDraining(ctx);
     admitSession(ctx, reply);
     reply.hijack();
-    const transport = new InFlightTrackingSseTransport(SSE_MESSAGES_PATH, reply.raw);
+    const transport = new SseServerTransport(SSE_MESSAGES_PATH, reply.raw);
     const session = new ClientSession('sse', req.ip, transport, (s) => createSessionServer(ctx, s));
     session.identity = req.identity ?? ANONYMOUS;
     session.id = transport.sessionId;
@@ -56,7 +41,7 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     // The session store is the one table of sessions; a /mcp session id is unknown here.
     const session = id ? ctx.sessions.get(id) : undefined;
     const transport = session?.transport;
-    if (!(transport instanceof InFlightTrackingSseTransport)) throw new GatewayError('not_found', `Session not found: ${id ?? '(none)'}`);
+    if (!(transport instanceof SseServerTransport)) throw new GatewayError('not_found', `Session not found: ${id ?? '(none)'}`);
     claimSession(req, session!);
     const body = req.body;
     if (!isJsonRpcMessage(body)) throw new GatewayError('invalid_message', 'Invalid Request: the body is not a JSON-RPC 2.0 message');
@@ -72,12 +57,10 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
         const text = `Invalid Request: request id ${JSON.stringify(requestId)} is already in flight in this session`;
         return reply.code(400).send({ jsonrpc: '2.0', id: requestId, error: { code: RpcCode.InvalidRequest, message: text } });
       }
-      transport.inFlight.add(requestId);
     }
     session!.touch();
-    reply.hijack();
-    await transport.handlePostMessage(req.raw, reply.raw, body);
-    return reply;
+    transport.receive(body as JSONRPCMessage);
+    return reply.code(202).type('text/plain').send('Accepted');
   });
 
   for (const [url, allow] of [

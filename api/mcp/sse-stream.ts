@@ -7,7 +7,7 @@
  * events emitted while no one is attached are kept for the next one.
  */
 import type { ServerResponse } from 'node:http';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serializeMessage } from '../../runtime/transports/json-rpc.js';
 import { eventId } from './event-id.js';
 

@@ -1,6 +1,8 @@
 /**
- * `/mcp`: the streamable HTTP transport. These routes only find the session
- * a request belongs to: a POST without a session that initializes one
+ * `/mcp`: the streamable HTTP transport, both revisions. A POST is first
+ * routed by the revision it speaks (./request-revision.ts): a 2026-07-28
+ * request is served statelessly (./stateless/). For 2025-11-25 these routes
+ * only find the session a request belongs to: a POST without a session that initializes one
  * creates it for its caller (within `server.max_sessions`: 503 beyond);
  * later POSTs, the GET stream and DELETE name it in `Mcp-Session-Id` (404
  * for an unknown one, or one another identity owns: ./session-owner.ts).
@@ -13,7 +15,7 @@
  * are answered as JSON-RPC by the plugin's error handler (./mcp-errors.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { GatewayError } from '../../schemas/errors.js';
 import { NodeStreamableHttpTransport } from './node-streamable-http-transport.js';
 import type { McpContext } from './mcp-context.js';
@@ -22,6 +24,8 @@ import type { InitializeParams } from './client-session.js';
 import { adoptSession, openSession, type StreamableSession } from './streamable-sessions.js';
 import { claimSession } from './session-owner.js';
 import { ANONYMOUS } from '../../runtime/access/identity.js';
+import { routeByRevision } from './request-revision.js';
+import { serveStateless } from './stateless/stateless-requests.js';
 
 const initializeOf = (body: unknown): InitializeParams | undefined => {
   const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m)) as { params: InitializeParams } | undefined;
@@ -50,6 +54,9 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
   const lookup = async (req: FastifyRequest, id: string): Promise<StreamableSession> => streamable(req, id, await ctx.sessions.resolve(id, adopt));
 
   app.post('/mcp', async (req, reply) => {
+    const route = routeByRevision(req);
+    if (route.kind === 'stateless') return serveStateless(ctx, req, reply, route.request, route.classification);
+    if (route.kind === 'stateless-notification') return reply.code(202).send();
     let entry: StreamableSession;
     if (req.headers['mcp-session-id'] !== undefined) {
       const found = cached(req);

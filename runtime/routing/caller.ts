@@ -1,5 +1,4 @@
 /** Who a forwarded request is made for, and how to reach that client back. */
-import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerTransport } from './operation.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -16,13 +15,43 @@ export interface CallerContext {
   requestId?: string | number;
   /** Extra facts for the audit record of operations made for this caller (a workflow step: its workflow and step). */
   metadata?: Record<string, unknown>;
+  /** The protocol revision the caller speaks (its session's, or its stateless request's); absent for the management API. */
+  protocolVersion?: string;
+  /** The client program, as it names itself (initialize's clientInfo, or the request's `_meta` envelope). */
+  client?: ClientName;
+  /**
+   * A stateless (2026-07-28) request's own response stream: what belongs to
+   * the request and nothing else (a backend's log messages at the level the
+   * request asked for) goes there. Absent for session callers, whose session
+   * takes such messages.
+   */
+  requestStream?: RequestStream;
   /**
    * Sends a request to this caller's client in the context of the in-flight
    * call (sampling, elicitation, roots). Absent when the caller cannot answer
    * (the management API). With `onprogress`, the client is asked for progress
    * (a progress token of its own) and each notification is handed over.
    */
-  sendRequest?: (request: Pick<JSONRPCRequest, 'method' | 'params'>, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
+  sendRequest?: (request: PeerMessage, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
+}
+
+/** A request or notification between the gateway and a peer (client or backend), in any revision's vocabulary. */
+export interface PeerMessage {
+  method: string;
+  params?: JsonObject;
+}
+
+/** A client program's name and version, as it reports them. */
+export interface ClientName {
+  name: string;
+  version?: string;
+}
+
+/** The response stream of one stateless request. */
+export interface RequestStream {
+  /** The lowest level of log message the request asked for (`io.modelcontextprotocol/logLevel`); none: no log messages. */
+  readonly logLevel?: string;
+  notify(notification: PeerMessage): void;
 }
 
 export type ProgressHandler = (progress: { progress: number; total?: number; message?: string }) => void;

@@ -81,24 +81,32 @@ export function toJsonRpcMessage(value: unknown): JSONRPCMessage {
 }
 
 /**
- * A result object may carry its own JSON under this symbol (a function, so it
- * is computed only when a transport asks). JSON.stringify ignores symbol keys,
- * so any other transport serialises the object as usual.
+ * A list result may carry the JSON of its list under this symbol (computed
+ * only when a transport asks). JSON.stringify ignores symbol keys, so any
+ * other transport serialises the object as usual. It is an enumerable own
+ * property, so a copy made by spreading (`{ ...result, resultType }`, as the
+ * SDK's 2026-07-28 result encoding does) keeps it.
  */
 export const RESULT_JSON: unique symbol = Symbol.for('mcp-gateway.result-json');
+
+interface CachedList {
+  field: string;
+  json: () => string;
+}
 
 const listJson = new WeakMap<object, string>();
 
 /**
- * `{ [field]: list }` whose JSON is computed once per list array and then
- * reused: list results (tools/list with a thousand tools) are the same array
- * until the registry changes, and serialising them is most of their cost.
- * The list must not be mutated after it is first served (registry snapshots never are).
+ * `{ [field]: list }` whose list JSON is computed once per list array and
+ * then reused: list results (tools/list with a thousand tools) are the same
+ * array until the registry changes, and serialising them is most of their
+ * cost. Fields added to the result later (`resultType`, `ttlMs`, `_meta`) are
+ * serialised as usual and joined to it. The list must not be mutated after
+ * it is first served (registry snapshots never are).
  */
 export function cachedListResult(field: string, list: readonly unknown[]): Record<string, unknown> {
-  const result: Record<string, unknown> = { [field]: list };
-  Object.defineProperty(result, RESULT_JSON, { value: () => listResultJson(field, list) });
-  return result;
+  const cached: CachedList = { field, json: () => listResultJson(field, list) };
+  return { [field]: list, [RESULT_JSON]: cached };
 }
 
 /** The JSON of `{ [field]: list }`, computed once per list array (the registry also compares lists by it). */
@@ -111,12 +119,17 @@ export function listResultJson(field: string, list: readonly unknown[]): string 
   return json;
 }
 
-/** Serialises a JSON-RPC message, splicing in a result's cached JSON when it has one. */
+/** Serialises a JSON-RPC message, splicing in a list result's cached JSON when it has one. */
 export function serializeMessage(message: JSONRPCMessage): string {
   const result = (message as { result?: Record<PropertyKey, unknown> }).result;
-  const cached = result?.[RESULT_JSON];
-  if (typeof cached !== 'function') return JSON.stringify(message);
+  const cached = result?.[RESULT_JSON] as CachedList | undefined;
+  if (cached === undefined || result?.[cached.field] === undefined) return JSON.stringify(message);
+  let body = cached.json();
+  const others: Record<string, unknown> = {};
+  for (const key of Object.keys(result)) if (key !== cached.field) others[key] = result[key];
+  const extra = JSON.stringify(others);
+  if (extra !== '{}') body = `${body.slice(0, -1)},${extra.slice(1)}`;
   const { result: _omit, ...rest } = message as Record<string, unknown>;
   const tail = JSON.stringify(rest);
-  return tail === '{}' ? `{"result":${(cached as () => string)()}}` : `{"result":${(cached as () => string)()},${tail.slice(1)}`;
+  return tail === '{}' ? `{"result":${body}}` : `{"result":${body},${tail.slice(1)}`;
 }

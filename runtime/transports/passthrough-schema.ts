@@ -1,13 +1,18 @@
 /**
  * A result "schema" for the SDK's request() that accepts anything. The
  * gateway relays results as their producer wrote them (full fidelity), and
- * skipping zod keeps the proxy path cheap.
+ * skipping validation keeps the proxy path cheap.
  *
- * The SDK has no hook for "do not validate": it reads a result schema only
- * through its zod-compat layer, which calls `safeParse` on anything that is
- * not a zod 4 schema. This object answers that call, so it is typed as the
- * SDK's schema type here, in this one adapter.
+ * SDK 1.x reads a result schema only through its zod-compat layer, which
+ * calls `safeParse` on anything that is not a zod 4 schema (PASSTHROUGH).
+ * The v2 line takes any Standard Schema (`~standard.validate`), which
+ * PASSTHROUGH_RESULT is: the value comes back as it went in.
  */
 import type { AnySchema } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { StandardSchemaV1 } from '@modelcontextprotocol/server';
 
 export const PASSTHROUGH = { safeParse: (data: unknown) => ({ success: true as const, data }) } as unknown as AnySchema;
+
+export const PASSTHROUGH_RESULT: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': { version: 1, vendor: 'mcp-gateway', validate: (value) => ({ value: value as Record<string, unknown> }) },
+};

@@ -1,4 +1,4 @@
-/** GET /status, /backends, /groups, /capabilities, /sessions and /batch. */
+/** GET /status, /backends, /groups, /capabilities, /sessions, /clients and /batch. */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
@@ -7,6 +7,7 @@ import {
   BatchSchema,
   CapabilitiesQuerySchema,
   CapabilitiesSchema,
+  ClientsSchema,
   GroupsQuerySchema,
   GroupsSchema,
   SessionsSchema,
@@ -64,6 +65,12 @@ export function monitoringRoutes(app: FastifyInstance, ctx: ManagementContext): 
     const sessions = await ctx.sessions.records();
     return { active_sessions: sessions.filter((s) => !s.expired).length, sessions };
   });
+
+  r.get(
+    '/clients',
+    { schema: { ...doc(tag, 'MCP clients seen without a session (protocol 2026-07-28)'), response: { 200: ClientsSchema, ...errors() } } },
+    async () => ({ clients: ctx.clients.records() }),
+  );
 
   r.get(
     '/batch',

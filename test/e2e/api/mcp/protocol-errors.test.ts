@@ -101,13 +101,13 @@ describe('protocol errors and faults', () => {
       expect(sse.headers.get('allow')).toBe('GET');
     });
 
-    it('an unknown method is -32601; bad params -32602 with one "MCP error" prefix', async () => {
+    it('an unknown method is -32601; bad params -32602, the message as the one who refused it wrote it', async () => {
       const s = await session(h.url);
       expect(rpcError((await s.call({ id: 1, method: 'tools/frobnicate' })).last).code).toBe(-32601);
       const noName = rpcError((await s.call({ id: 2, method: 'tools/call', params: {} })).last);
       expect(noName.code).toBe(-32602);
-      // The backend's own validation error (an SDK McpServer) passed through:
-      expect(noName.message.match(/MCP error/g)).toHaveLength(1);
+      // The gateway's own refusal, with no SDK prefix added (the SDK's v2 line adds none):
+      expect(noName.message).toBe('Invalid params: tools/call needs a string `name`');
       // A backend's -32602 as an SDK server sends it (its message already carries the prefix): passed on with one.
       const backendError = rpcError(
         (await s.call({ id: 3, method: 'tools/call', params: { name: 'fx_throw', arguments: { code: -32602, message: 'MCP error -32602: bad x' } } })).last,
@@ -145,11 +145,11 @@ describe('protocol errors and faults', () => {
         const tool = rpcError((await s.call({ id: 50 + i, method: 'tools/call', params: { name: 'fx_echo', arguments: args } })).last);
         expect(tool, JSON.stringify(args)).toEqual({
           code: -32602,
-          message: 'MCP error -32602: Invalid params: arguments must be an object',
+          message: 'Invalid params: arguments must be an object',
           data: expect.anything(),
         });
         const prompt = rpcError((await s.call({ id: 60 + i, method: 'prompts/get', params: { name: 'fx_greet', arguments: args } })).last);
-        expect(prompt.message, JSON.stringify(args)).toBe('MCP error -32602: Invalid params: arguments must be an object');
+        expect(prompt.message, JSON.stringify(args)).toBe('Invalid params: arguments must be an object');
       }
     });
 

@@ -7,8 +7,7 @@
  * in-flight requests keep a session alive).
  */
 import { describe, expect, it } from 'vitest';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Server, Transport } from '@modelcontextprotocol/server';
 import { buildRouteTable, type BackendInput } from '../../../../runtime/routing/route-table.js';
 import { Router } from '../../../../runtime/routing/router.js';
 import { InFlightCalls } from '../../../../runtime/routing/in-flight-calls.js';

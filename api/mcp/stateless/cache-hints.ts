@@ -1,0 +1,27 @@
+/**
+ * `ttlMs` and `cacheScope` on the cacheable results of 2026-07-28 (the
+ * lists and `resources/read`): how long a client may keep one, and whether
+ * a shared cache may. A list is `private` whenever what it holds depends on
+ * the caller (the authorization policies are on), `public` otherwise; it
+ * may be kept for `server.cache_ttl_s`. A read is kept no longer than the
+ * backend said (nothing said: not at all), and is `public` only when the
+ * backend said so and nothing depends on the caller.
+ */
+import type { JsonObject } from '../../../runtime/routing/caller.js';
+
+const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+
+export interface CacheFacts {
+  /** `server.cache_ttl_s`, in ms. */
+  ttlMs: number;
+  /** The answer depends on who asks. */
+  personal: boolean;
+}
+
+export function withCacheHints(method: string, result: JsonObject, facts: CacheFacts): JsonObject {
+  if (LISTS.has(method)) return { ...result, ttlMs: facts.ttlMs, cacheScope: facts.personal ? 'private' : 'public' };
+  if (method !== 'resources/read' || result.resultType === 'input_required') return result;
+  const said = typeof result.ttlMs === 'number' && result.ttlMs >= 0 ? result.ttlMs : 0;
+  const shared = result.cacheScope === 'public' && !facts.personal;
+  return { ...result, ttlMs: Math.min(said, facts.ttlMs), cacheScope: shared ? 'public' : 'private' };
+}

@@ -1,0 +1,83 @@
+/**
+ * One 2026-07-28 request and the HTTP response that answers it. The answer
+ * is a single JSON body when nothing else comes first; as soon as a message
+ * related to the request comes before it (progress, a log message, a listen
+ * stream's acknowledgment), or the answer takes longer than SSE_AFTER_MS,
+ * the response becomes an SSE stream that carries each of them and ends
+ * with the answer. No event ids: a broken stream is the request's end, and
+ * the client's closing it is its cancellation (`signal`).
+ */
+import type { ServerResponse } from 'node:http';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { serializeMessage } from '../../../runtime/transports/json-rpc.js';
+import { writeJsonText } from '../http-answers.js';
+import { SSE_HEADERS } from '../sse-stream.js';
+
+/** An answer still pending after this long gets SSE headers, so a slow call never leaves the client without headers. */
+const SSE_AFTER_MS = 1_000;
+const KEEP_ALIVE_MS = 15_000;
+
+export class Exchange {
+  private readonly controller = new AbortController();
+  private sse = false;
+  private done = false;
+  private sseTimer?: NodeJS.Timeout;
+  private keepAlive?: NodeJS.Timeout;
+
+  constructor(
+    private readonly res: ServerResponse,
+    /** The id the client gave its request (answers carry it back). */
+    readonly clientId: RequestId,
+    /** Long-lived exchanges (a listen stream) go to SSE at once. */
+    stream = false,
+  ) {
+    res.once('close', () => {
+      if (!this.done) this.controller.abort('client closed the response stream');
+      this.stop();
+    });
+    if (stream) this.toSse();
+    else this.sseTimer = setTimeout(() => this.toSse(), SSE_AFTER_MS).unref();
+  }
+
+  /** Aborted when the client closes the response before the answer: the request is cancelled. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get answered(): boolean {
+    return this.done;
+  }
+
+  /** A message related to the request, before its answer. */
+  event(message: JSONRPCMessage): void {
+    if (this.done || this.res.destroyed) return;
+    this.toSse();
+    this.res.write(`event: message\ndata: ${serializeMessage(message)}\n\n`);
+  }
+
+  /** The answer (`status` for a JSON answer; a stream's status was sent with its headers). */
+  answer(message: JSONRPCMessage, status = 200): void {
+    if (this.done) return;
+    this.done = true;
+    this.stop();
+    if (this.sse) {
+      if (!this.res.destroyed) this.res.end(`event: message\ndata: ${serializeMessage(message)}\n\n`);
+      return;
+    }
+    writeJsonText(this.res, status, serializeMessage(message));
+  }
+
+  private toSse(): void {
+    if (this.sse || this.done || this.res.headersSent) return;
+    clearTimeout(this.sseTimer);
+    this.sse = true;
+    this.res.writeHead(200, SSE_HEADERS);
+    this.res.flushHeaders();
+    this.keepAlive = setInterval(() => this.res.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref();
+  }
+
+  private stop(): void {
+    clearTimeout(this.sseTimer);
+    clearInterval(this.keepAlive);
+  }
+}

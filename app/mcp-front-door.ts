@@ -1,0 +1,57 @@
+/**
+ * Part of step 4 of start-up: what the MCP endpoints serve with. The method
+ * table both revisions share; for 2025-11-25 sessions, where their changes
+ * go (this process, or the shared store); for 2026-07-28, the stateless
+ * server, its listen streams and the clients it has seen.
+ */
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { GatewayController } from '../controller/gateway-controller.js';
+import type { McpContext } from '../api/mcp/mcp-context.js';
+import { sharedMethods } from '../api/mcp/methods/shared-methods.js';
+import { LocalSessionChanges } from '../api/mcp/local-session-changes.js';
+import { ExchangeTransport } from '../api/mcp/stateless/exchange-transport.js';
+import { ListenStreams } from '../api/mcp/stateless/listen-streams.js';
+import { RecentClients } from '../api/mcp/stateless/recent-clients.js';
+import { createStatelessServer } from '../api/mcp/stateless/stateless-server.js';
+import type { Runtime } from './runtime.js';
+
+export interface McpFrontDoor {
+  context: McpContext;
+  /** Open `subscriptions/listen` streams: ended gracefully at shutdown. */
+  listens: ListenStreams;
+  /** Clients seen without a session (GET /manage/v1/clients). */
+  clients: RecentClients;
+}
+
+export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayController): Promise<McpFrontDoor> {
+  const methods = sharedMethods({ router: runtime.router, view: runtime.view, optimizer: runtime.optimizer });
+  const listens = new ListenStreams({ fanout: runtime.fanout, subscriptions: runtime.subscriptions, router: runtime.router, view: runtime.view });
+  const clients = new RecentClients(runtime.replicaId);
+  const stateless = new ExchangeTransport();
+  await createStatelessServer(
+    {
+      methods,
+      listens,
+      clients,
+      cacheTtlMs: () => controller.config.server.cache_ttl_s * 1000,
+      personal: () => runtime.view.personal,
+    },
+    stateless,
+  );
+  const context: McpContext = {
+    methods,
+    router: runtime.router,
+    serving: runtime.serving,
+    view: runtime.view,
+    validator: new AjvJsonSchemaValidator(),
+    changes: runtime.sessions.shared ?? new LocalSessionChanges(runtime.subscriptions),
+    sessions: runtime.sessions,
+    incomingAuth: runtime.incomingAuth,
+    requests: runtime.requests,
+    replayMs: runtime.replayMs,
+    cluster: runtime.shared?.link,
+    stateless,
+    drainingRetryS: () => runtime.drain.retryS,
+  };
+  return { context, listens, clients };
+}
