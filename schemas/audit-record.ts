@@ -27,6 +27,11 @@ export const AuditSource = Type.Object(
     user_id: Type.Optional(Type.String()),
     /** Beyond spec 2.8: that user's roles, with `user_id`. */
     roles: Type.Optional(Type.Array(Type.String())),
+    /** Beyond spec 2.8: the client program as it names itself (initialize's `clientInfo`, or a 2026-07-28 request's envelope). */
+    client_name: Type.Optional(Type.String()),
+    client_version: Type.Optional(Type.String()),
+    /** Beyond spec 2.8: the protocol revision the client spoke. A 2026-07-28 request has no session: `session_id` is ''. */
+    protocol_version: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );

@@ -6,6 +6,7 @@
  */
 import type { AuditMethod, PluginAction } from '../../schemas/audit-record.js';
 import type { AccessDecision } from '../../schemas/access-config.js';
+import type { TraceCarrier } from '../observability/telemetry/trace-context.js';
 export type OperationMethod = AuditMethod;
 
 export type CallerTransport = 'streamable-http' | 'sse' | 'management';
@@ -24,10 +25,18 @@ export interface OperationContext {
   clientIp?: string;
   userId?: string;
   roles?: readonly string[];
+  /** The client program, as it names itself. */
+  client?: { name: string; version?: string };
+  /** The protocol revision the client spoke. */
+  protocolVersion?: string;
   /** Set when the policies refused the operation: it then fails exactly as an unknown name does. */
   denial?: AccessDecision;
   /** Extra facts for the audit record (a workflow step names its workflow and step). */
   metadata?: Record<string, unknown>;
+  /** The client's trace context (`_meta.traceparent`, …), when it sent one. */
+  trace?: TraceCarrier;
+  /** Set by telemetry: the trace context the backend is sent (the gateway's span as its parent). */
+  outgoingTrace?: TraceCarrier;
   /** What the plugin chain did to the operation (blocks, redactions, cache hits, retries), for the audit record. */
   plugins?: PluginAction[];
 }

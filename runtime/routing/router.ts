@@ -25,6 +25,7 @@ import type { CallerContext, ForwardOptions, JsonObject } from './caller.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 import { ALLOW_ALL, type AccessCheck } from './access-check.js';
 import type { CapabilityKind } from '../../schemas/access-config.js';
+import { traceCarrierOf, type TraceCarrier } from '../observability/telemetry/trace-context.js';
 
 /** One operation: what it is called, how its route is found, and what goes to the owner. */
 interface OperationSpec {
@@ -39,6 +40,8 @@ interface OperationSpec {
   outgoing(route: Route): { method: string; params: JsonObject };
   /** The plugin hooks it passes (completion passes none). */
   hook?: HookMethod;
+  /** The request's `_meta` (where a client's trace context travels). */
+  meta?: unknown;
 }
 
 /** What the router routes over: the current route table and what serves each backend name (runtime/backends/serving-backends.ts). */
@@ -82,6 +85,7 @@ export class Router {
       notFound: () => new ToolNotFoundError(name),
       outgoing: (route) => ({ method: 'tools/call', params: { ...params, name: route.original } }),
       hook: 'tools/call',
+      meta: params._meta,
     });
   }
 
@@ -97,6 +101,7 @@ export class Router {
       notFound: () => new PromptNotFoundError(name),
       outgoing: (route) => ({ method: 'prompts/get', params: { ...params, name: route.original } }),
       hook: 'prompts/get',
+      meta: params._meta,
     });
   }
 
@@ -112,6 +117,7 @@ export class Router {
       // URIs are never rewritten.
       outgoing: () => ({ method: 'resources/read', params }),
       hook: 'resources/read',
+      meta: params._meta,
     });
   }
 
@@ -177,8 +183,11 @@ export class Router {
       clientIp: caller.clientIp,
       userId: caller.userId,
       roles: caller.roles,
+      client: caller.client,
+      protocolVersion: caller.protocolVersion,
       requestId: caller.requestId,
       metadata: caller.metadata,
+      trace: traceCarrierOf(op.meta),
     };
     // async, so an unknown name becomes a rejected promise even with no interceptor installed.
     return this.run(ctx, async () => {
@@ -189,12 +198,12 @@ export class Router {
       if (this.refused(ctx, caller, op.kind)) throw op.notFound();
       const { method, params } = op.outgoing(route);
       const chain = this.plugins;
-      if (chain === undefined || op.hook === undefined) return this.forward(route.backend, method, params, caller, opts);
+      if (chain === undefined || op.hook === undefined) return this.forward(route.backend, method, withTrace(params, ctx.outgoingTrace), caller, opts);
       const call = pluginCall(op.hook, op.capability, route, params, caller, opts);
       const given = call.arguments;
       // Arguments the plugins left as they were go as they came (absent stays absent); a resource has none.
       const withArguments = (args: JsonObject) => (args === given || op.hook === 'resources/read' ? params : { ...params, arguments: args });
-      return chain.run(ctx, call, (args) => this.forward(route.backend, method, withArguments(args), caller, opts));
+      return chain.run(ctx, call, (args) => this.forward(route.backend, method, withTrace(withArguments(args), ctx.outgoingTrace), caller, opts));
     });
   }
 
@@ -279,6 +288,12 @@ function pluginCall(method: HookMethod, name: string, route: Route, params: Json
 
 function resourceRoute(table: RouteTable, uri: string): Route | undefined {
   return table.resources.get(uri) ?? matchTemplate(table, uri);
+}
+
+/** With telemetry on, the backend is told the gateway's span is the parent of its own. */
+function withTrace(params: JsonObject, trace: TraceCarrier | undefined): JsonObject {
+  if (trace === undefined) return params;
+  return { ...params, _meta: { ...(params._meta as JsonObject | undefined), ...trace } };
 }
 
 /**

@@ -11,6 +11,10 @@ import { checkAccept } from '../post-checks.js';
 import { refuseWhileDraining } from '../admission.js';
 import type { McpContext } from '../mcp-context.js';
 import { Exchange } from './exchange.js';
+import { checkStandardHeaders } from './standard-headers.js';
+import { MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS } from '../gateway-capabilities.js';
+import { ProtocolRefusedError } from '../../../schemas/errors.js';
+import { RpcCode } from '../../../schemas/json-rpc-codes.js';
 
 export function serveStateless(
   ctx: McpContext,
@@ -21,6 +25,13 @@ export function serveStateless(
 ): FastifyReply {
   const notAcceptable = checkAccept(req.raw);
   if (notAcceptable) throw new GatewayError('not_acceptable', notAcceptable.message);
+  // A revision of the stateless kind that is not this one: the client is told which the gateway serves.
+  if (classification.revision !== MODERN_PROTOCOL_VERSION) {
+    const requested = classification.revision ?? 'unknown';
+    const data = { supported: [...SERVED_PROTOCOL_VERSIONS], requested };
+    throw new ProtocolRefusedError(RpcCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested}`, data, request.id, 400);
+  }
+  checkStandardHeaders(req.headers, request, (tool) => ctx.serving.routes.tools.get(tool)?.tool.inputSchema);
   const listen = request.method === 'subscriptions/listen';
   // A draining replica opens no new long-lived stream: the client goes to another replica.
   if (listen) refuseWhileDraining(ctx);

@@ -28,6 +28,8 @@ function base(ctx: OperationContext, startedAt: number) {
     clientIp: ctx.clientIp ?? '',
     userId: ctx.userId,
     roles: ctx.roles,
+    client: ctx.client,
+    protocolVersion: ctx.protocolVersion,
     // Unknown names never resolve to a backend; the record still says what was asked for.
     backend: ctx.backend ?? '',
     method: ctx.method,

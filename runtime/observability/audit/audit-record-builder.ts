@@ -13,6 +13,8 @@ export interface AuditRecordInput {
   clientIp: string;
   userId?: string;
   roles?: readonly string[];
+  client?: { name: string; version?: string };
+  protocolVersion?: string;
   backend: string;
   method: AuditMethod;
   /** The name the gateway exposes. */
@@ -50,6 +52,10 @@ export function buildAuditRecord(input: AuditRecordInput): AuditRecord {
       // Omitted rather than null/undefined: the fields exist only when the user is known.
       // The identity's own (immutable) roles array: nothing is copied per record.
       ...(input.userId === undefined ? {} : { user_id: input.userId, roles: (input.roles ?? NO_ROLES) as string[] }),
+      ...(input.client === undefined
+        ? {}
+        : { client_name: input.client.name, ...(input.client.version === undefined ? {} : { client_version: input.client.version }) }),
+      ...(input.protocolVersion === undefined ? {} : { protocol_version: input.protocolVersion }),
     },
     target: {
       backend: input.backend,

@@ -95,6 +95,8 @@ export async function loadOtel(options: LoadOtelOptions = {}): Promise<OtelModul
     const api: OtelApiModule = {
       SpanStatusCode: pick(apiNs, 'SpanStatusCode', 'object', P.api),
       SpanKind: pick(apiNs, 'SpanKind', 'object', P.api),
+      ROOT_CONTEXT: pick(apiNs, 'ROOT_CONTEXT', 'object', P.api),
+      trace: pick(apiNs, 'trace', 'object', P.api),
     };
     const traceSdk: OtelTraceSdkModule = {
       BasicTracerProvider: pick(traceNs, 'BasicTracerProvider', 'function', P.traceSdk),

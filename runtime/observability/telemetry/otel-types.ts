@@ -11,7 +11,19 @@
 export type OtelAttributeValue = string | number | boolean;
 export type OtelAttributes = Record<string, OtelAttributeValue | undefined>;
 
+/** A span's identity (W3C trace context). */
+export interface OtelSpanContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  isRemote?: boolean;
+}
+
+/** An OpenTelemetry context, opaque here: only passed from trace.setSpanContext to startSpan. */
+export type OtelContext = object;
+
 export interface OtelSpan {
+  spanContext(): OtelSpanContext;
   setAttribute(key: string, value: OtelAttributeValue): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
   recordException(exception: unknown): void;
@@ -19,7 +31,7 @@ export interface OtelSpan {
 }
 
 export interface OtelTracer {
-  startSpan(name: string, options?: { kind?: number; attributes?: OtelAttributes }): OtelSpan;
+  startSpan(name: string, options?: { kind?: number; attributes?: OtelAttributes }, context?: OtelContext): OtelSpan;
 }
 
 export interface OtelCounter {
@@ -77,6 +89,8 @@ export interface OtlpHttpExporterConfig {
 export interface OtelApiModule {
   SpanStatusCode: { ERROR: number };
   SpanKind: { SERVER: number };
+  ROOT_CONTEXT: OtelContext;
+  trace: { setSpanContext(context: OtelContext, spanContext: OtelSpanContext): OtelContext };
 }
 
 export interface OtelTraceSdkModule {

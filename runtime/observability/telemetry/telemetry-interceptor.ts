@@ -12,9 +12,10 @@
  * count as success=false and set the span status to ERROR; a thrown error is
  * also recorded as an exception event and rethrown unchanged.
  */
-import type { OtelCounter, OtelHistogram, OtelInstrumentOptions, OtelMeter, OtelTracer } from './otel-types.js';
+import type { OtelContext, OtelCounter, OtelHistogram, OtelInstrumentOptions, OtelMeter, OtelSpanContext, OtelTracer } from './otel-types.js';
 import type { Interceptor, OperationContext } from './types.js';
 import { errorMessage, errorType, isToolError } from '../failure.js';
+import { carrierFor, parseTraceparent } from './trace-context.js';
 
 export const METRIC_REQUESTS = 'mcp.gateway.requests';
 export const METRIC_REQUEST_DURATION = 'mcp.gateway.request.duration';
@@ -43,15 +44,24 @@ export interface TelemetryInstruments {
   statusError: number;
   /** SpanKind used for the request span (SpanKind.SERVER). */
   spanKind: number;
+  /** The context that makes a client's span the parent of ours (trace.setSpanContext on the root context). */
+  remoteParent: (span: OtelSpanContext) => OtelContext;
 }
 
-export function createInstruments(meter: OtelMeter, tracer: OtelTracer, statusError: number, spanKind: number): TelemetryInstruments {
+export function createInstruments(
+  meter: OtelMeter,
+  tracer: OtelTracer,
+  statusError: number,
+  spanKind: number,
+  remoteParent: (span: OtelSpanContext) => OtelContext,
+): TelemetryInstruments {
   return {
     tracer,
     requests: meter.createCounter(METRIC_REQUESTS, REQUESTS_OPTIONS),
     duration: meter.createHistogram(METRIC_REQUEST_DURATION, DURATION_OPTIONS),
     statusError,
     spanKind,
+    remoteParent,
   };
 }
 
@@ -69,22 +79,29 @@ function exceptionOf(err: unknown, message: string): { name: string; message: st
 }
 
 export function createTelemetryInterceptor(instruments: TelemetryInstruments): Interceptor {
-  const { tracer, requests, duration, statusError, spanKind } = instruments;
+  const { tracer, requests, duration, statusError, spanKind, remoteParent } = instruments;
 
   return async function telemetryInterceptor<T>(ctx: OperationContext, next: () => Promise<T>): Promise<T> {
     const startBackend = ctx.backend;
-    const span = tracer.startSpan(`mcp.${ctx.method}.${ctx.capability}`, {
-      kind: spanKind,
-      attributes: {
-        'mcp.method': ctx.method,
-        'mcp.capability': ctx.capability,
-        'mcp.request_id': ctx.requestId === undefined ? undefined : String(ctx.requestId),
-        'mcp.backend': startBackend,
-        'mcp.session_id': ctx.sessionId,
-        // OpenTelemetry's attribute for the authenticated user (absent for anonymous callers).
-        'enduser.id': ctx.userId,
+    // A client that sent a traceparent continues its trace here; the backend is told our span is its parent.
+    const parent = ctx.trace?.traceparent === undefined ? undefined : parseTraceparent(ctx.trace.traceparent);
+    const span = tracer.startSpan(
+      `mcp.${ctx.method}.${ctx.capability}`,
+      {
+        kind: spanKind,
+        attributes: {
+          'mcp.method': ctx.method,
+          'mcp.capability': ctx.capability,
+          'mcp.request_id': ctx.requestId === undefined ? undefined : String(ctx.requestId),
+          'mcp.backend': startBackend,
+          'mcp.session_id': ctx.sessionId,
+          // OpenTelemetry's attribute for the authenticated user (absent for anonymous callers).
+          'enduser.id': ctx.userId,
+        },
       },
-    });
+      parent && remoteParent(parent),
+    );
+    ctx.outgoingTrace = carrierFor(span.spanContext(), ctx.trace);
     const start = performance.now();
     let success = false;
     try {

@@ -150,6 +150,7 @@ export async function initTelemetry(opts: TelemetryOptions = {}): Promise<Teleme
       tracerProvider.getTracer(INSTRUMENTATION_SCOPE),
       otel.api.SpanStatusCode.ERROR,
       otel.api.SpanKind.SERVER,
+      (span) => otel.api.trace.setSpanContext(otel.api.ROOT_CONTEXT, span),
     );
 
     let shutdownPromise: Promise<void> | undefined;
