@@ -12,6 +12,7 @@ import { buildRouteTable, type BackendInput } from '../../../../runtime/routing/
 import type { CallerContext } from '../../../../runtime/routing/caller.js';
 import { parseConfigText } from '../../../../controller/config/config-loader.js';
 import { ConfigError } from '../../../../schemas/errors.js';
+import { configProblems } from '../../../helpers/config-problems.js';
 import type { AuthorizationSpec } from '../../../../schemas/access-config.js';
 import type { GatewayConfig } from '../../../../schemas/config.js';
 
@@ -166,15 +167,7 @@ describe('AccessControl', () => {
 });
 
 describe('config: incoming_auth and authorization', () => {
-  const problems = (yaml: string, env: NodeJS.ProcessEnv = {}) => {
-    try {
-      parseConfigText(yaml, { env });
-      return [];
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      return err.problems.map((p) => `${p.path}: ${p.message}`);
-    }
-  };
+  const problems = configProblems;
 
   it('defaults to anonymous and authorization off', () => {
     const cfg = parseConfigText('{}', { env: {} });

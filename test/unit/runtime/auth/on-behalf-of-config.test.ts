@@ -6,20 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../../../controller/config/config-loader.js';
-import { ConfigError } from '../../../../schemas/errors.js';
+import { configProblems } from '../../../helpers/config-problems.js';
 import { STDIO_ON_BEHALF_OF } from '../../../../schemas/config.js';
 import { REDACTED, Redactor } from '../../../../runtime/observability/logging/redactor.js';
 import { registerConfigSecrets } from '../../../../runtime/secrets/register-config-secrets.js';
 
-const problems = (yaml: string, env: NodeJS.ProcessEnv = {}): string[] => {
-  try {
-    parseConfigText(yaml, { env });
-    return [];
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    return err.problems.map((p) => `${p.path}: ${p.message}`);
-  }
-};
+const problems = configProblems;
 
 const EXCHANGE = `
 backends:
