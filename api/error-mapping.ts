@@ -52,6 +52,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   circuit_open: 503,
   plugin_blocked: 422,
   plugin_failed: 500,
+  // The caller's identity provider would not give a token for this backend: this caller may not, others still may.
+  token_exchange_refused: 403,
   internal_error: 500,
 };
 

@@ -432,6 +432,20 @@ export const AuthorizationCheckBodySchema = Type.Object({
     pattern: RESOURCE_NAME_PATTERN,
     description: `What is asked for: ${RESOURCE_KINDS.map((k) => `\`${k}:…\``).join(', ')} (e.g. \`tool:github_create_issue\`).`,
   }),
+  user_id: Type.Optional(Type.String({ description: "The caller's id, as a `when` reads it (`caller.id`); default none." })),
+  claims: Type.Optional(FreeObject("The caller's token claims (`caller.claims`); default none.")),
+  arguments: Type.Optional(FreeObject("The call's arguments (`arguments`); default none.")),
+  request: Type.Optional(
+    Type.Object(
+      {
+        method: Type.Optional(Type.String({ description: 'Default: the method of a call on the resource (`tools/call`, `prompts/get`, `resources/read`).' })),
+        revision: Type.Optional(Type.String({ description: 'The protocol revision, e.g. `2025-11-25`.' })),
+        client_name: Type.Optional(Type.String()),
+        client_version: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false, description: 'The request (`request`), as a `when` reads it.' },
+    ),
+  ),
 });
 export const AuthorizationCheckSchema = Type.Object({
   allowed: Type.Boolean(),
@@ -439,4 +453,14 @@ export const AuthorizationCheckSchema = Type.Object({
     description: '0-based index of the policy that decided; null when `default_effect` applied or authorization is off.',
   }),
   effect: StringEnum(POLICY_EFFECTS),
+  reason: Type.String({ description: 'Why, in a sentence: which policy decided and what its `when` did.' }),
+  when: Type.Optional(Type.String({ description: 'The `when` of the policy that decided, if it has one.' })),
+  conditions: Type.Array(
+    Type.Object({
+      policy_index: Type.Integer({ minimum: 0 }),
+      outcome: StringEnum(['true', 'false', 'error'] as const),
+      error: Type.Optional(Type.String({ description: 'Why it could not be evaluated (a failing `when` never lets a call through).' })),
+    }),
+    { description: 'Each `when` evaluated on the way to the verdict, in order.' },
+  ),
 });

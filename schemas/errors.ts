@@ -46,6 +46,7 @@ export type ErrorCode =
   | 'circuit_open'
   | 'plugin_blocked'
   | 'plugin_failed'
+  | 'token_exchange_refused'
   | 'internal_error';
 
 export class GatewayError extends Error {
