@@ -60,9 +60,13 @@ export class AccessControl implements AccessCheck {
     return matters;
   }
 
-  /** The management API's caller holds the management token: it is not checked. */
+  /**
+   * The management API's caller is not checked when it holds the management
+   * token (no user); a person signed in as an identity of `incoming_auth`
+   * (docs/management-api.md#roles) calls as that identity, policies and all.
+   */
   check(caller: CallerContext, kind: CapabilityKind, name: string, backend: string): AccessDecision {
-    if (!this.on || caller.transport === 'management') return ALLOWED;
+    if (!this.on || (caller.transport === 'management' && caller.userId === undefined)) return ALLOWED;
     return this.verdict(caller.roles ?? NO_ROLES, kind, name, backend);
   }
 

@@ -17,14 +17,15 @@ export function authorizationRoutes(app: FastifyInstance, ctx: ManagementContext
     '/authorization/check',
     {
       schema: {
-        ...doc('authorization', 'Whether callers with these roles may use a resource'),
+        ...doc('authorization', 'Whether callers with these roles may use a resource', { role: 'viewer' }),
         body: AuthorizationCheckBodySchema,
         response: { 200: AuthorizationCheckSchema, ...errors({ 400: BAD_REQUEST }) },
       },
     },
     async (req) => {
       const decision = ctx.access.explain(req.body.roles, req.body.resource, ctx.serving.routes);
-      return { allowed: decision.allowed, policy_index: decision.policyIndex, effect: decision.effect };
+      const policy = decision.policyIndex === null ? null : (ctx.controller.config.authorization.policies[decision.policyIndex] ?? null);
+      return { allowed: decision.allowed, policy_index: decision.policyIndex, effect: decision.effect, policy };
     },
   );
 }

@@ -1,0 +1,47 @@
+/** GET /audit: the audit trail read back, filtered (runtime/observability/audit/audit-query.ts). */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AuditQuerySchema, AuditSchema } from '../../../schemas/api.js';
+import { BadRequestError } from '../../../schemas/errors.js';
+import { queryAudit } from '../../../runtime/observability/audit/audit-query.js';
+import type { ManagementContext } from '../context.js';
+import { BAD_REQUEST, doc, errors } from '../route-doc.js';
+import { parseIsoTimestamp } from '../iso-time.js';
+
+/** An ISO 8601 bound of the query, or the 400 that names it. */
+function bound(name: 'since' | 'until', text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const date = parseIsoTimestamp(text);
+  if (date) return date;
+  throw new BadRequestError(`querystring/${name} is not a valid ISO 8601 timestamp: ${text}`, {
+    location: 'querystring',
+    problems: [{ path: `querystring/${name}`, message: 'must be an ISO 8601 date or date-time' }],
+  });
+}
+
+export function auditRoutes(app: FastifyInstance, ctx: ManagementContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.get(
+    '/audit',
+    {
+      schema: {
+        ...doc('audit', 'Audit records, newest kept, oldest first, filtered by user, tool, backend, outcome, call and time'),
+        querystring: AuditQuerySchema,
+        response: { 200: AuditSchema, ...errors({ 400: BAD_REQUEST }) },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      return queryAudit(ctx.audit, {
+        user: q.user,
+        tool: q.tool,
+        backend: q.backend,
+        outcome: q.outcome,
+        callId: q.call_id,
+        since: bound('since', q.since),
+        until: bound('until', q.until),
+        limit: q.limit,
+      });
+    },
+  );
+}
