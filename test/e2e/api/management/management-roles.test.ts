@@ -283,3 +283,44 @@ describe('management roles and console sign-in', { timeout: 60_000 }, () => {
     });
   });
 });
+
+describe('the console page', { timeout: 60_000 }, () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startGateway({});
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('is served with a strict CSP, precompressed, index no-cache and hashed assets immutable', async () => {
+    const index = await fetch(`${h.url}/console/`, { headers: { 'accept-encoding': 'br' } });
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('content-encoding')).toBe('br');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const csp = index.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(index.headers.get('x-frame-options')).toBe('DENY');
+    const html = await index.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    expect(html).not.toMatch(/<style|style=/);
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const js = await fetch(`${h.url}${script}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-encoding')).toBe('gzip');
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${h.url}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
+  });
+
+  it('is off when server.console.enabled is false (a reload applies it)', async () => {
+    h.writeConfig({ server: { host: '127.0.0.1', port: 0, console: { enabled: false } }, feature_flags: { hot_reload: true } });
+    await h.gateway.controller.reload('watch');
+    const res = await fetch(`${h.url}/console/`);
+    expect(res.status).toBe(404);
+    expect((await res.json()).error).toBe('not_found');
+  });
+});
