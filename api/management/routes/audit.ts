@@ -2,22 +2,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AuditQuerySchema, AuditSchema } from '../../../schemas/api.js';
-import { BadRequestError } from '../../../schemas/errors.js';
 import { queryAudit } from '../../../runtime/observability/audit/audit-query.js';
 import type { ManagementContext } from '../context.js';
 import { BAD_REQUEST, doc, errors } from '../route-doc.js';
-import { parseIsoTimestamp } from '../iso-time.js';
-
-/** An ISO 8601 bound of the query, or the 400 that names it. */
-function bound(name: 'since' | 'until', text: string | undefined): Date | undefined {
-  if (text === undefined) return undefined;
-  const date = parseIsoTimestamp(text);
-  if (date) return date;
-  throw new BadRequestError(`querystring/${name} is not a valid ISO 8601 timestamp: ${text}`, {
-    location: 'querystring',
-    problems: [{ path: `querystring/${name}`, message: 'must be an ISO 8601 date or date-time' }],
-  });
-}
+import { isoQueryParam } from '../iso-time.js';
 
 export function auditRoutes(app: FastifyInstance, ctx: ManagementContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -38,8 +26,8 @@ export function auditRoutes(app: FastifyInstance, ctx: ManagementContext): void 
         backend: q.backend,
         outcome: q.outcome,
         callId: q.call_id,
-        since: bound('since', q.since),
-        until: bound('until', q.until),
+        since: isoQueryParam('since', q.since),
+        until: isoQueryParam('until', q.until),
         limit: q.limit,
       });
     },
