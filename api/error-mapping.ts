@@ -15,6 +15,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   insufficient_scope: 403,
+  insufficient_role: 403,
   bad_request: 400,
   invalid_message: 400,
   not_found: 404,

@@ -143,7 +143,7 @@ export class Gateway {
     // Shared sessions: Redis is connected (or said to be unreachable) before the first request.
     await this.runtime.shared?.start();
     try {
-      this.listening = await listen(controller.config, opts, this.runtime, logger, this.redactor, (timeoutS) => void this.shutdown(timeoutS));
+      this.listening = await listen(controller.config, opts, this.runtime, this.observability, this.redactor, (timeoutS) => void this.shutdown(timeoutS));
     } catch (err) {
       // Nothing may keep the process alive after a failed start (the skills watcher, a token flow, the audit writer).
       await this.release();

@@ -10,6 +10,7 @@ import { LOG_LEVELS } from './log-levels.js';
 import { TOOL_NAME_CHARACTER, TOOL_NAME_PATTERN } from './tool-name.js';
 import { PluginEntrySchema } from './plugins.js';
 import { AuthorizationSchema, IncomingAuthSchema } from './access-config.js';
+import { ManagementRolesSchema } from './management-roles.js';
 
 /** A closed object whose missing value defaults to `{}` so nested defaults apply. */
 const Section = <T extends TProperties>(props: T, description: string) => Type.Object(props, { additionalProperties: false, default: {}, description });
@@ -270,8 +271,40 @@ export const ConfigSchema = Type.Object(
           }),
         ),
         management: Section(
-          { token: Type.Optional(Type.String({ minLength: 1 })) },
+          { token: Type.Optional(Type.String({ minLength: 1 })), roles: Type.Optional(ManagementRolesSchema) },
           'Management API settings. GATEWAY_MGMT_TOKEN overrides `token` when both are set.',
+        ),
+        console: Section(
+          {
+            enabled: Type.Optional(
+              Type.Boolean({ description: 'Serve the web console at `/console`. Default: on when `server.host` is a loopback address, else off.' }),
+            ),
+            session_ttl_s: Type.Integer({
+              minimum: 60,
+              maximum: 86400,
+              default: 900,
+              description: 'Seconds a console sign-in lasts without a request; each request extends it, up to 12 hours in all.',
+            }),
+            oidc: Type.Optional(
+              Type.Object(
+                {
+                  client_id: Type.String({
+                    minLength: 1,
+                    description: "The console's client at the identity provider of `incoming_auth` (a public client with PKCE).",
+                  }),
+                  client_secret: Type.Optional(
+                    Type.String({ minLength: 1, description: 'When the provider registered it as a confidential client; use `${ENV}` or `secret:`.' }),
+                  ),
+                  scopes: Type.Array(Type.String({ minLength: 1 }), { default: ['openid'], description: 'Scopes asked for at sign-in.' }),
+                },
+                {
+                  additionalProperties: false,
+                  description: 'Sign-in with the identity provider of `incoming_auth` (`jwt`, `oidc`): authorization code with PKCE (docs/console.md).',
+                },
+              ),
+            ),
+          },
+          'The web console for operators (docs/console.md).',
         ),
       },
       'Listen address and client session settings.',

@@ -28,6 +28,7 @@ import { sessionStoreProblems } from './session-store-check.js';
 import { nameProblems } from './name-checks.js';
 import { pluginProblems } from './plugin-checks.js';
 import { accessProblems } from './access-checks.js';
+import { consoleProblems } from './console-checks.js';
 import { RESOURCE_PATTERN, RESOURCE_PATTERN_HINT } from '../../schemas/access-config.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
@@ -37,6 +38,8 @@ export interface LoadedConfig {
   config: GatewayConfig;
   filePath: string;
   loadedAt: Date;
+  /** The file's text as it was read (the console shows it, redacted: api/management/config-text.ts). */
+  text: string;
 }
 
 /** Resolves `secret:<name>` references inside config strings (see runtime/secrets). */
@@ -77,7 +80,7 @@ export function loadConfigFile(filePath: string, opts: { env?: NodeJS.ProcessEnv
   } catch (err) {
     throw new ConfigError(`Cannot read config file ${filePath}: ${(err as Error).message}`, [{ path: '', message: (err as Error).message }]);
   }
-  return { config: parseConfigText(text, { ...opts, configDir: dirname(resolve(filePath)) }), filePath, loadedAt: new Date() };
+  return { config: parseConfigText(text, { ...opts, configDir: dirname(resolve(filePath)) }), filePath, loadedAt: new Date(), text };
 }
 
 export interface ParseOptions {
@@ -115,6 +118,7 @@ export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayC
     ...sessionStoreProblems(expanded),
     ...pluginProblems(expanded, opts.configDir),
     ...accessProblems(expanded, opts.env ?? process.env),
+    ...consoleProblems(expanded),
   ];
   problems.push(...[...schemaProblems(expanded), ...spanning].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {

@@ -76,9 +76,13 @@ export class AccessControl implements AccessCheck {
     return matters;
   }
 
-  /** The management API's caller holds the management token: it is not checked. */
+  /**
+   * The management API's caller is not checked when it holds the management
+   * token (no user); a person signed in as an identity of `incoming_auth`
+   * (docs/management-api.md#roles) calls as that identity, policies and all.
+   */
   check(caller: CallerContext, kind: CapabilityKind, name: string, backend: string, facts?: CallFacts): AccessDecision {
-    if (!this.on || caller.transport === 'management') return ALLOWED;
+    if (!this.on || (caller.transport === 'management' && caller.userId === undefined)) return ALLOWED;
     const roles = caller.roles ?? NO_ROLES;
     const candidates = this.candidates(roles, kind, name, backend);
     if (candidates.conditional.length === 0) return candidates.otherwise;

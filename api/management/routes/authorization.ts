@@ -18,7 +18,7 @@ export function authorizationRoutes(app: FastifyInstance, ctx: ManagementContext
     '/authorization/check',
     {
       schema: {
-        ...doc('authorization', 'Whether a caller with these roles (and claims) may use a resource (with these arguments)'),
+        ...doc('authorization', 'Whether a caller with these roles (and claims) may use a resource (with these arguments)', { role: 'viewer' }),
         body: AuthorizationCheckBodySchema,
         response: { 200: AuthorizationCheckSchema, ...errors({ 400: BAD_REQUEST }) },
       },
@@ -32,6 +32,7 @@ export function authorizationRoutes(app: FastifyInstance, ctx: ManagementContext
         request: request && { method: request.method, revision: request.revision, clientName: request.client_name, clientVersion: request.client_version },
       };
       const e = ctx.access.explain(roles, resource, ctx.serving.routes, facts);
+      const policy = e.policyIndex === null ? null : (ctx.controller.config.authorization.policies[e.policyIndex] ?? null);
       return {
         allowed: e.allowed,
         policy_index: e.policyIndex,
@@ -43,6 +44,7 @@ export function authorizationRoutes(app: FastifyInstance, ctx: ManagementContext
           outcome: c.outcome as 'true' | 'false' | 'error',
           ...(c.error ? { error: c.error } : {}),
         })),
+        policy,
       };
     },
   );

@@ -290,6 +290,7 @@ describe('incoming_auth local, with policies', () => {
       effect: 'allow',
       reason: 'policy 2 (allow) matched the roles and the resource',
       conditions: [],
+      policy: { effect: 'allow', roles: ['dev'], resources: ['tool:github_*', 'prompt:*', 'group:kb'] },
     });
     // Served by memory, in group kb: judged with its server and group, as a call would be.
     expect(await verdict(['dev'], 'tool:memory_read_graph')).toMatchObject({ allowed: true, policy_index: 2, effect: 'allow' });
@@ -301,6 +302,7 @@ describe('incoming_auth local, with policies', () => {
       reason: 'no policy matched: default_effect deny',
     });
     expect(await verdict(['admin'], 'server:github')).toMatchObject({ allowed: true, policy_index: 0, effect: 'allow' });
+    expect((await verdict([], 'prompt:github_greet')).policy).toBeNull();
     const bad = await check({ roles: ['dev'], resource: 'github_create_issue' });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toBe('bad_request');
@@ -316,7 +318,7 @@ describe('incoming_auth local, with policies', () => {
     expect(denied).toMatchObject({ code: 1, stdout: 'denied: policy 1 (deny) matched the roles and the resource\n' });
     const byDefault = await client('-o', 'json', 'authz', 'check', 'prompt:github_greet');
     expect(byDefault.code).toBe(1);
-    expect(JSON.parse(byDefault.stdout)).toMatchObject({ allowed: false, policy_index: null, effect: 'deny' });
+    expect(JSON.parse(byDefault.stdout)).toMatchObject({ allowed: false, policy_index: null, effect: 'deny', policy: null });
     expect((await client('authz', 'check', '--role', 'dev', 'github_create_issue')).code).toBe(1);
 
     const dev = await connectAs(h, DEV);

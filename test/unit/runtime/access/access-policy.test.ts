@@ -134,6 +134,10 @@ describe('AccessControl', () => {
     expect(on.visible(routes, caller([], 'management')).tools).toBe(routes.lists.tools);
     expect(on.check(caller([], 'management'), 'tool', 'github_delete_repo', 'github').allowed).toBe(true);
     expect(on.check(caller([]), 'tool', 'github_delete_repo', 'github').allowed).toBe(false);
+    // A person signed in to the management API with their own identity calls as that identity.
+    const person = { ...caller(['dev'], 'management'), userId: 'alice' };
+    expect(on.check(person, 'tool', 'github_delete_repo', 'github').allowed).toBe(false);
+    expect(on.check(person, 'tool', 'github_create_issue', 'github').allowed).toBe(true);
   });
 
   it('judges a capability by its backend and its group too', () => {
