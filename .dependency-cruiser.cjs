@@ -26,6 +26,13 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'console-takes-only-schemas',
+      comment: 'The web console (a browser page) shares only the API shapes of schemas/, as types; it talks to the gateway over HTTP.',
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { path: '^(runtime|controller|api|app|cli|bench|test)/' },
+    },
+    {
       name: 'bench-takes-only-fixtures-from-test',
       severity: 'error',
       from: { path: '^bench/' },

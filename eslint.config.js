@@ -31,6 +31,13 @@ export default tseslint.config(
     },
   },
   {
+    // The console is a browser page with its own compiler settings (Preact's JSX, the DOM).
+    files: ['console/src/**/*.ts', 'console/src/**/*.tsx'],
+    languageOptions: {
+      parserOptions: { project: './console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     // Tests poke at JSON answers; `any` from JSON.parse is their daily bread.
     files: ['test/**/*.ts', 'test/**/*.tsx', 'bench/**/*.ts'],
     rules: {

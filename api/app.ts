@@ -1,14 +1,16 @@
 /**
  * The Fastify application: MCP endpoints at the root (`/mcp`, `/sse`), their
  * protected resource metadata under `/.well-known/`, and the management API
- * under `/manage/v1`, each MCP and management an encapsulated plugin.
+ * under `/manage/v1`, each MCP and management an encapsulated plugin, and
+ * the web console under `/console` (api/console/).
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import { streamableHttpRoutes } from './mcp/streamable-http-routes.js';
 import { sseRoutes } from './mcp/sse-routes.js';
 import type { McpContext } from './mcp/mcp-context.js';
-import { managementApi, MANAGEMENT_PREFIX, type ManagementContext } from './management/index.js';
+import { managementApi, MANAGEMENT_PREFIX, principalsOf, type ManagementContext } from './management/index.js';
+import { consoleUi, CONSOLE_PREFIX } from './console/index.js';
 import { TransportSecurity, type AllowedPeers } from './transport-security.js';
 import { mcpErrorHandler } from './mcp/mcp-errors.js';
 import { authenticateClients } from './mcp/authenticate.js';
@@ -62,5 +64,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Public, answered in the REST format: where MCP clients learn how to get a token (RFC 9728).
   await protectedResourceRoutes(app, ctx.mcp.incomingAuth);
   await app.register(managementApi, { prefix: MANAGEMENT_PREFIX, ctx: ctx.management });
+  // The web console: wherever the management API is served, with the same sign-ins.
+  await app.register(consoleUi, { prefix: CONSOLE_PREFIX, ctx: ctx.management, principals: principalsOf(ctx.management), bindHost: ctx.bindHost });
   return app;
 }

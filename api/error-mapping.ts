@@ -15,6 +15,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   insufficient_scope: 403,
+  insufficient_role: 403,
   bad_request: 400,
   invalid_message: 400,
   not_found: 404,
@@ -55,6 +56,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   plugin_failed: 500,
   // The revision's transport says which (ProtocolRefusedError.httpStatus): 400, or 404 for an unknown method.
   protocol_refused: 400,
+  // The caller's identity provider would not give a token for this backend: this caller may not, others still may.
+  token_exchange_refused: 403,
   internal_error: 500,
 };
 

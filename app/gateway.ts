@@ -148,7 +148,7 @@ export class Gateway {
     try {
       this.front = await buildMcpFrontDoor(this.runtime, controller);
       const requestShutdown = (timeoutS?: number) => void this.shutdown(timeoutS);
-      this.listening = await listen(controller.config, opts, this.runtime, logger, this.redactor, requestShutdown, this.front);
+      this.listening = await listen(controller.config, opts, this.runtime, this.observability, this.redactor, requestShutdown, this.front);
     } catch (err) {
       // Nothing may keep the process alive after a failed start (the skills watcher, a token flow, the audit writer).
       await this.release();

@@ -5,12 +5,13 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../schemas/errors.js';
 import type { GatewayConfig } from '../schemas/config.js';
-import type { Logger } from '../runtime/observability/logging/logger.js';
+import { ConsoleSessions } from '../api/management/console-sessions.js';
 import type { Redactor } from '../runtime/observability/logging/redactor.js';
 import { buildApp } from '../api/app.js';
 import type { ListenAddress } from '../api/management/index.js';
 import type { Runtime } from './runtime.js';
 import type { McpFrontDoor } from './mcp-front-door.js';
+import type { Observability } from './observability.js';
 
 export interface ListenOptions {
   /** Overrides server.host / server.port from the config. */
@@ -27,7 +28,7 @@ export async function listen(
   config: GatewayConfig,
   opts: ListenOptions,
   runtime: Runtime,
-  logger: Logger,
+  { logger, audit }: Pick<Observability, 'logger' | 'audit'>,
   redactor: Redactor,
   requestShutdown: (timeoutS?: number) => void,
   front: McpFrontDoor,
@@ -56,6 +57,9 @@ export async function listen(
       auth: runtime.auth,
       plugins: runtime.plugins,
       access: runtime.access,
+      incomingAuth: runtime.incomingAuth,
+      consoleSessions: new ConsoleSessions(() => controller.config.server.console.session_ttl_s * 1000),
+      audit,
       redactor,
       listenAddress: () => address,
       requestShutdown,

@@ -33,6 +33,7 @@ import { median } from './stats.js';
 import { authPathCost, type AuthPathCost } from './auth-path.js';
 import { parseConfigText } from '../controller/config/config-loader.js';
 import { signingKey, startJwtIssuer } from '../test/fixtures/jwt-issuer.js';
+import { exchangedTokenCost } from './exchanged-token-cost.js';
 
 const env = process.env;
 const ROUNDS = Math.max(1, Number(env.BENCH_AUTH_ROUNDS ?? (QUICK ? 2 : 6)));
@@ -62,6 +63,30 @@ const POLICIES = [
   { effect: 'allow', roles: ['reader'], resources: ['resource:file:///docs/*'] },
   { effect: 'deny', roles: ['*'], resources: ['resource:file:///secret/*'] },
   { effect: 'allow', roles: ['bench'], resources: ['server:h'] },
+];
+
+/**
+ * Ten `when` rules (issue 34), each evaluated on the call: nine deny rules
+ * over arguments, claims, the request and annotations that do not hold, then
+ * the allow by argument and annotation that decides.
+ */
+const CEL_POLICIES = [
+  ...Array.from({ length: 5 }, (_, i) => ({
+    effect: 'deny',
+    roles: ['*'],
+    resources: ['tool:*'],
+    when: `has(arguments.path) && arguments.path.startsWith('/etc/${i}')`,
+  })),
+  { effect: 'deny', roles: ['*'], resources: ['tool:*'], when: "(has(caller.claims.org) && caller.claims.org == 'evil') || caller.id == 'mallory'" },
+  { effect: 'deny', roles: ['*'], resources: ['tool:*'], when: "request.client_name == 'untrusted' && request.method == 'tools/call'" },
+  { effect: 'deny', roles: ['*'], resources: ['server:h'], when: 'tool.annotations.destructiveHint && !tool.annotations.readOnlyHint' },
+  { effect: 'deny', roles: ['*'], resources: ['tool:*'], when: "size(arguments) > 8 || arguments.message.contains('DROP TABLE')" },
+  {
+    effect: 'allow',
+    roles: ['bench'],
+    resources: ['server:h'],
+    when: "tool.annotations.readOnlyHint && arguments.message.size() < 4096 && 'bench' in caller.roles",
+  },
 ];
 
 const AUTH_CONFIG = {
@@ -160,11 +185,25 @@ export async function authCost(lg: LoadGen): Promise<AuthCostResults> {
   };
 }
 
-const PATH_MODES = ['anonymous (the default)', 'local + 10 policies', 'jwt + 10 policies, a token seen before', 'jwt + 10 policies, a new token'] as const;
+const PATH_MODES = [
+  'anonymous (the default)',
+  'local + 10 policies',
+  'jwt + 10 policies, a token seen before',
+  'jwt + 10 policies, a new token',
+  'local + 10 CEL `when` rules, all evaluated',
+  'a cached exchanged token (on_behalf_of) looked up',
+] as const;
 type PathMode = (typeof PATH_MODES)[number];
 
+/** What the router passes a `when` of the bench's call: its arguments, the tool's annotations, the request. */
+const CEL_FACTS = {
+  arguments: { message: 'hello' },
+  annotations: { readOnlyHint: true },
+  request: { method: 'tools/call', revision: '2025-11-25', clientName: 'bench' },
+};
+
 /** The auth steps alone, for each mode (the bench process's own CPU; see bench/auth-path.ts). */
-async function pathCosts(backends: Record<string, unknown>): Promise<Record<PathMode, AuthPathCost>> {
+export async function pathCosts(backends: Record<string, unknown>): Promise<Record<PathMode, AuthPathCost>> {
   // The config as the gateway parses it (JSON is YAML): the same defaults and checks.
   const parsed = (extra: Record<string, unknown>) => parseConfigText(JSON.stringify({ version: '1', backends, ...extra }));
   const call = { tool: 'h_echo', backend: 'h' };
@@ -188,6 +227,12 @@ async function pathCosts(backends: Record<string, unknown>): Promise<Record<Path
       [PATH_MODES[1]]: await authPathCost(parsed(AUTH_CONFIG), call, cached(AUTH_HEADERS.authorization)),
       [PATH_MODES[2]]: await authPathCost(jwt, call, cached(bearer(await mint(null, -1)))),
       [PATH_MODES[3]]: await authPathCost(jwt, call, { warmup: 200, calls: 1000, repeats: 3, header: (i) => bearer(fresh[i]!) }),
+      [PATH_MODES[4]]: await authPathCost(
+        parsed({ ...AUTH_CONFIG, authorization: { ...AUTH_CONFIG.authorization, policies: CEL_POLICIES } }),
+        { ...call, facts: CEL_FACTS },
+        cached(AUTH_HEADERS.authorization),
+      ),
+      [PATH_MODES[5]]: await exchangedTokenCost({ warmup: 20_000, calls: 200_000, repeats: 5 }),
     } as Record<PathMode, AuthPathCost>;
     for (const mode of PATH_MODES)
       console.log(

@@ -14,6 +14,7 @@
 import { IncomingAuth } from '../runtime/access/incoming-auth.js';
 import { AccessControl } from '../runtime/access/access-control.js';
 import type { GatewayConfig } from '../schemas/config.js';
+import type { CallFacts } from '../schemas/access-config.js';
 import { median } from './stats.js';
 
 export interface PathLoad {
@@ -32,8 +33,8 @@ export interface AuthPathCost {
   us_per_call: number;
 }
 
-/** `config` as the gateway runs it (parsed, defaults applied); every call must be allowed. */
-export async function authPathCost(config: GatewayConfig, call: { tool: string; backend: string }, load: PathLoad): Promise<AuthPathCost> {
+/** `config` as the gateway runs it (parsed, defaults applied); every call must be allowed. `facts`: what a `when` reads of the call. */
+export async function authPathCost(config: GatewayConfig, call: { tool: string; backend: string; facts?: CallFacts }, load: PathLoad): Promise<AuthPathCost> {
   const auth = new IncomingAuth(config.incoming_auth);
   const access = new AccessControl(config);
   let i = 0;
@@ -44,9 +45,18 @@ export async function authPathCost(config: GatewayConfig, call: { tool: string; 
       const outcome = auth.authenticate(load.header(i++));
       const identity = outcome instanceof Promise ? await outcome : outcome;
       const caller = { sessionId: 's', transport: 'streamable-http' as const, userId: identity.userId, roles: identity.roles };
-      if (access.check(caller, 'tool', call.tool, call.backend).allowed) allowed++;
+      // The facts as the router passes them: a fresh arguments object per call, as a client's request gives one.
+      const facts = call.facts && { ...call.facts, arguments: { ...call.facts.arguments } };
+      if (access.check(caller, 'tool', call.tool, call.backend, facts).allowed) allowed++;
     }
   };
+  const runs = await timed(calls, load);
+  if (allowed !== i) throw new Error(`${i - allowed} of ${i} measured calls were not allowed: the bench config is wrong`);
+  return { calls: load.calls, repeats: load.repeats, us_per_call: median(runs) };
+}
+
+/** CPU µs per call of `calls(n)`, once per repeat after an untimed warm-up. */
+export async function timed(calls: (n: number) => Promise<void>, load: Pick<PathLoad, 'warmup' | 'calls' | 'repeats'>): Promise<number[]> {
   await calls(load.warmup);
   const runs: number[] = [];
   for (let r = 0; r < load.repeats; r++) {
@@ -55,6 +65,5 @@ export async function authPathCost(config: GatewayConfig, call: { tool: string; 
     const used = process.cpuUsage(t0);
     runs.push((used.user + used.system) / load.calls);
   }
-  if (allowed !== i) throw new Error(`${i - allowed} of ${i} measured calls were not allowed: the bench config is wrong`);
-  return { calls: load.calls, repeats: load.repeats, us_per_call: median(runs) };
+  return runs;
 }

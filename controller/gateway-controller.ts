@@ -12,7 +12,9 @@ import type { ReloadResponse } from '../schemas/api.js';
 import type { ServingBackends } from '../runtime/backends/serving-backends.js';
 import type { BackendConnection } from '../runtime/backends/backend-connection.js';
 import type { DesiredState } from './config/desired-state.js';
-import { loadConfigFile, type LoadedConfig, type SecretResolver } from './config/config-loader.js';
+import { dirname } from 'node:path';
+import { loadConfigFile, parseConfigText, type LoadedConfig, type SecretResolver } from './config/config-loader.js';
+import { previewConfig, type ReloadPreview } from './config/reload-preview.js';
 import { ConfigWatcher } from './config/config-watcher.js';
 import type { StatusView, StatusWriter } from './status/status-store.js';
 import { toBackendRecord } from './status/backend-record.js';
@@ -140,6 +142,17 @@ export class GatewayController {
       });
     this.reloading = settled;
     return run;
+  }
+
+  /**
+   * What a reload would change, changing nothing: the config file as it is
+   * now (or `text` in its place) against the running config.
+   */
+  previewReload(text?: string): ReloadPreview {
+    const opts = { resolveSecrets: this.resolveSecrets };
+    return previewConfig(this.config, () =>
+      text === undefined ? loadConfigFile(this.loaded.filePath, opts).config : parseConfigText(text, { ...opts, configDir: dirname(this.loaded.filePath) }),
+    );
   }
 
   /** Throws BackendNotFoundError (404) unless the running config has this backend. */

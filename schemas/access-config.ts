@@ -110,6 +110,42 @@ export interface AccessDecision {
   effect: PolicyEffect;
 }
 
+/** The tool hints a `when` rule reads as `tool.annotations` (MCP ToolAnnotations; absent ones take the MCP defaults). */
+export interface ToolHints {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a `when` rule reads as `request`: the MCP request being judged. */
+export interface RequestFacts {
+  /** `tools/call`, `prompts/get`, `resources/read`, …; default: the one of the capability's kind. */
+  method?: string;
+  /** The protocol revision the session negotiated (`2025-11-25`, …). */
+  revision?: string;
+  /** The client's `clientInfo.name` and `.version` from `initialize`. */
+  clientName?: string;
+  clientVersion?: string;
+}
+
+/**
+ * What a decision on one call may see besides the caller's roles and the
+ * capability's names: the facts `authorization.policies[].when` reads
+ * (docs/incoming-auth.md#conditions-when). Without them a call is judged
+ * with empty arguments and the default request.
+ */
+export interface CallFacts {
+  /** The call's arguments (`tools/call`, `prompts/get`). */
+  arguments?: Readonly<Record<string, unknown>>;
+  /** The tool's annotations, from its definition in the route table. */
+  annotations?: ToolHints;
+  request?: RequestFacts;
+  /** The caller's token claims (CallerIdentity.claims): never logged. */
+  claims?: Readonly<Record<string, unknown>>;
+}
+
 const Effect = (extra: { default?: PolicyEffect; description?: string } = {}) =>
   Type.Union(
     POLICY_EFFECTS.map((e) => Type.Literal(e)),
@@ -127,6 +163,13 @@ const Policy = Type.Object(
       minItems: 1,
       description: 'Globs over `tool:<name>`, `resource:<uri>`, `prompt:<name>`, `server:<backend>`, `group:<group>`; `*` also matches `/`.',
     }),
+    when: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'A CEL expression over `caller`, `tool`, `arguments` and `request`: the policy applies only when it is true (docs/incoming-auth.md#conditions-when).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

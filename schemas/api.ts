@@ -9,6 +9,8 @@ import { BACKEND_NAME_PATTERN, OPTIMIZER_MAX_LIMIT } from './config.js';
 import { FindingSchema, HOLD_REASONS } from './pinning.js';
 import { EXECUTION_MODES } from './plugins.js';
 import { POLICY_EFFECTS, RESOURCE_KINDS, RESOURCE_NAME_PATTERN } from './access-config.js';
+import { MANAGEMENT_ROLES } from './management-roles.js';
+import { AUDIT_STATUSES, AuditRecord } from './audit-record.js';
 
 const Int = (opts: object = {}) => Type.Integer(opts);
 /** A plain `enum` (not anyOf of literals), so a wrong value reads "must be equal to one of the allowed values". */
@@ -244,6 +246,29 @@ export const ReloadSchema = Type.Object({
   ),
 });
 
+export const ReloadBodySchema = Type.Object({
+  dry_run: Type.Optional(
+    Type.Boolean({ description: 'Beyond the spec: only say what a reload would change (the config file against the running config); change nothing.' }),
+  ),
+});
+
+const ChangeSetFields = {
+  backends_added: Type.Array(Type.String()),
+  backends_removed: Type.Array(Type.String()),
+  backends_changed: Type.Array(Type.String()),
+  settings_changed: Type.Array(Type.String(), { description: 'Key paths outside `backends` whose values differ, two levels deep (`server.console`).' }),
+};
+const ConfigProblemsSchema = ReloadSchema.properties.errors;
+
+/** POST /reload with `dry_run: true`. */
+export const ReloadDryRunSchema = Type.Object({
+  reloaded: Type.Literal(false),
+  dry_run: Type.Literal(true),
+  valid: Type.Boolean({ description: 'Whether the config file would load; when false, `errors` says why.' }),
+  ...ChangeSetFields,
+  errors: ConfigProblemsSchema,
+});
+
 export const NameParamsSchema = Type.Object({ name: Type.String({ minLength: 1 }) });
 
 export const ReconnectSchema = Type.Object({
@@ -419,6 +444,8 @@ export const ToolCallSchema = Type.Object({
     description: 'Content items as the backend returned them; text items carry `text`.',
   }),
   isError: Type.Boolean({ description: 'A tool-level failure reported by the backend (status stays 200).' }),
+  structuredContent: Type.Optional(FreeObject('Beyond the spec: the structured result, when the tool returned one.')),
+  call_id: Type.String({ description: 'Beyond the spec: `metadata.call_id` of the audit record of this call (`GET /audit?call_id=`).' }),
 });
 
 export const ResourceReadBodySchema = Type.Object({
@@ -448,6 +475,20 @@ export const AuthorizationCheckBodySchema = Type.Object({
     pattern: RESOURCE_NAME_PATTERN,
     description: `What is asked for: ${RESOURCE_KINDS.map((k) => `\`${k}:…\``).join(', ')} (e.g. \`tool:github_create_issue\`).`,
   }),
+  user_id: Type.Optional(Type.String({ description: "The caller's id, as a `when` reads it (`caller.id`); default none." })),
+  claims: Type.Optional(FreeObject("The caller's token claims (`caller.claims`); default none.")),
+  arguments: Type.Optional(FreeObject("The call's arguments (`arguments`); default none.")),
+  request: Type.Optional(
+    Type.Object(
+      {
+        method: Type.Optional(Type.String({ description: 'Default: the method of a call on the resource (`tools/call`, `prompts/get`, `resources/read`).' })),
+        revision: Type.Optional(Type.String({ description: 'The protocol revision, e.g. `2025-11-25`.' })),
+        client_name: Type.Optional(Type.String()),
+        client_version: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false, description: 'The request (`request`), as a `when` reads it.' },
+    ),
+  ),
 });
 export const AuthorizationCheckSchema = Type.Object({
   allowed: Type.Boolean(),
@@ -455,4 +496,96 @@ export const AuthorizationCheckSchema = Type.Object({
     description: '0-based index of the policy that decided; null when `default_effect` applied or authorization is off.',
   }),
   effect: StringEnum(POLICY_EFFECTS),
+  reason: Type.String({ description: 'Why, in a sentence: which policy decided and what its `when` did.' }),
+  when: Type.Optional(Type.String({ description: 'The `when` of the policy that decided, if it has one.' })),
+  conditions: Type.Array(
+    Type.Object({
+      policy_index: Type.Integer({ minimum: 0 }),
+      outcome: StringEnum(['true', 'false', 'error'] as const),
+      error: Type.Optional(Type.String({ description: 'Why it could not be evaluated (a failing `when` never lets a call through).' })),
+    }),
+    { description: 'Each `when` evaluated on the way to the verdict, in order.' },
+  ),
+  policy: Type.Union(
+    [
+      Type.Object({
+        effect: StringEnum(POLICY_EFFECTS),
+        roles: Type.Array(Type.String()),
+        resources: Type.Array(Type.String()),
+        when: Type.Optional(Type.String()),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Beyond the spec: the policy at `policy_index` as configured; null when none decided.' },
+  ),
+});
+
+// --- console sign-in (beyond the spec; docs/console.md) ---
+
+export const SessionBodySchema = Type.Object({
+  token: Type.String({
+    minLength: 1,
+    maxLength: 8192,
+    description: 'The management token, or (with `server.management.roles`) a token `incoming_auth` accepts.',
+  }),
+});
+export const SessionSchema = Type.Object({
+  signed_in: Type.Boolean({ description: 'Whether this request may use the API (an open API counts).' }),
+  user: Type.Union([Type.String(), Type.Null()], { description: 'The user id; null for the management token and an open API.' }),
+  role: Type.Union([StringEnum(MANAGEMENT_ROLES), Type.Null()]),
+  credential: Type.Union([StringEnum(['open', 'management_token', 'bearer', 'console_session'] as const), Type.Null()]),
+  csrf_token: Type.Union([Type.String(), Type.Null()], {
+    description: 'With a console session: the value every change must carry in `X-CSRF-Token`.',
+  }),
+  sign_in: Type.Object({
+    token: Type.Boolean({ description: 'A token can be exchanged for a session (POST /session).' }),
+    identity_provider: Type.Union([Type.Object({ issuer: Type.String(), login_url: Type.String() }), Type.Null()], {
+      description: 'Sign-in with the identity provider of `incoming_auth` (`server.console.oidc`), else null.',
+    }),
+  }),
+});
+
+// --- the audit trail (beyond the spec) ---
+
+export const AUDIT_LIMIT_MAX = 1000;
+export const AuditQuerySchema = Type.Object({
+  user: Type.Optional(Type.String({ minLength: 1, description: '`source.user_id`, exactly.' })),
+  tool: Type.Optional(Type.String({ minLength: 1, description: '`target.capability_name`: the exposed tool (prompt, resource URI), exactly.' })),
+  backend: Type.Optional(Type.String({ minLength: 1 })),
+  outcome: Type.Optional(StringEnum(AUDIT_STATUSES)),
+  call_id: Type.Optional(Type.String({ minLength: 1, description: 'The `call_id` of a POST /tools/call answer.' })),
+  since: Type.Optional(Type.String({ description: 'ISO 8601; only records strictly after it.' })),
+  until: Type.Optional(Type.String({ description: 'ISO 8601; only records at or before it.' })),
+  limit: Type.Integer({ minimum: 1, maximum: AUDIT_LIMIT_MAX, default: 100, description: 'Newest records kept.' }),
+});
+export type AuditQuery = Static<typeof AuditQuerySchema>;
+export const AuditSchema = Type.Object({
+  records: Type.Array(AuditRecord, { description: 'Oldest first.' }),
+  complete: Type.Boolean({ description: 'false when the scan stopped at its byte budget (64 MiB) before reaching the start of the trail or `since`.' }),
+});
+
+// --- backends' stderr (beyond the spec) ---
+
+export const StderrQuerySchema = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 200, description: 'Newest lines kept.' }),
+});
+export const StderrSchema = Type.Object({
+  name: Type.String(),
+  lines: Type.Array(Type.Object({ at: Type.String({ description: 'ISO 8601' }), text: Type.String() }), { description: 'Oldest first.' }),
+});
+
+// --- the running config (beyond the spec) ---
+
+export const RunningConfigSchema = Type.Object({
+  file_path: Type.String(),
+  loaded_at: Type.String({ description: 'ISO 8601' }),
+  yaml: Type.String({ description: 'The file as loaded, with every value that may be a credential replaced by `<redacted>`.' }),
+});
+export const ConfigValidateBodySchema = Type.Object({
+  yaml: Type.String({ maxLength: 1024 * 1024, description: 'A whole config file.' }),
+});
+export const ConfigValidateSchema = Type.Object({
+  valid: Type.Boolean(),
+  ...ChangeSetFields,
+  errors: ConfigProblemsSchema,
 });

@@ -10,6 +10,7 @@ import { LOG_LEVELS } from './log-levels.js';
 import { TOOL_NAME_CHARACTER, TOOL_NAME_PATTERN } from './tool-name.js';
 import { PluginEntrySchema } from './plugins.js';
 import { AuthorizationSchema, IncomingAuthSchema } from './access-config.js';
+import { ManagementRolesSchema } from './management-roles.js';
 
 /** A closed object whose missing value defaults to `{}` so nested defaults apply. */
 const Section = <T extends TProperties>(props: T, description: string) => Type.Object(props, { additionalProperties: false, default: {}, description });
@@ -155,7 +156,54 @@ const OAuthAuth = Type.Object(
   { additionalProperties: false, description: 'OAuth 2.1 (MCP authorization); with only `type: oauth` everything is discovered.' },
 );
 
-export const BackendAuthSchema = Type.Union([BearerAuth, OAuthAuth], { description: 'Outgoing authentication to the backend.' });
+export const ON_BEHALF_OF_TYPES = ['token_exchange', 'user_oauth'] as const;
+export type OnBehalfOfType = (typeof ON_BEHALF_OF_TYPES)[number];
+/** Why a stdio backend cannot have `auth.on_behalf_of` (the loader's message). */
+export const STDIO_ON_BEHALF_OF =
+  'a stdio backend cannot act on behalf of each user: it is one process shared by every caller, with one environment, so no per-user token can reach it; on_behalf_of needs an HTTP backend (streamable-http or sse)';
+
+const HttpsOrLoopback = (description: string) => Type.String({ pattern: '^https?://[^#]+$', description });
+
+const TokenExchange = Type.Object(
+  {
+    type: Type.Literal('token_exchange'),
+    token_endpoint: Type.Optional(HttpsOrLoopback('The token endpoint of the authorization server that exchanges; else found from `issuer`.')),
+    issuer: Type.Optional(HttpsOrLoopback('Its issuer: the token endpoint is found by discovery (RFC 8414, then OpenID).')),
+    client_id: Type.String({ minLength: 1, description: "The gateway's client at that authorization server." }),
+    client_secret: Type.String({ minLength: 1, description: 'Its secret; use `secret:NAME` or `${ENV}`.' }),
+    audience: Type.String({ minLength: 1, description: 'Who the exchanged token is for: the backend (its `aud`).' }),
+    scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Scopes asked for the exchanged token.' })),
+    token_endpoint_auth_method: Type.Optional(
+      Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post')], {
+        description: 'How the gateway authenticates at the token endpoint; default `client_secret_basic`.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: "RFC 8693: each caller's validated token is exchanged for one meant for this backend." },
+);
+
+const UserOAuth = Type.Object(
+  {
+    type: Type.Literal('user_oauth'),
+    issuer: HttpsOrLoopback("The backend's own authorization server."),
+    client_id: Type.Optional(Type.String({ minLength: 1 })),
+    client_secret: Type.Optional(Type.String({ minLength: 1, description: 'Use `secret:NAME` or `${ENV}`.' })),
+    scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false, description: "Each user signs in to the backend's authorization server once (OAuth 2.1 with PKCE)." },
+);
+
+const OnBehalfOfAuth = Type.Object(
+  {
+    type: Type.Optional(Type.Literal('on_behalf_of', { description: 'May be omitted.' })),
+    on_behalf_of: Type.Union([TokenExchange, UserOAuth], {
+      description: 'How the gateway obtains a token for each caller (docs/oauth.md#acting-for-the-user).',
+    }),
+  },
+  { additionalProperties: false, description: 'Every request to the backend carries a token of the caller it is made for.' },
+);
+
+export const BackendAuthSchema = Type.Union([BearerAuth, OAuthAuth, OnBehalfOfAuth], { description: 'Outgoing authentication to the backend.' });
 
 const httpBackend = <T extends 'sse' | 'streamable-http'>(type: T) =>
   Type.Object(
@@ -229,8 +277,40 @@ export const ConfigSchema = Type.Object(
           }),
         ),
         management: Section(
-          { token: Type.Optional(Type.String({ minLength: 1 })) },
+          { token: Type.Optional(Type.String({ minLength: 1 })), roles: Type.Optional(ManagementRolesSchema) },
           'Management API settings. GATEWAY_MGMT_TOKEN overrides `token` when both are set.',
+        ),
+        console: Section(
+          {
+            enabled: Type.Optional(
+              Type.Boolean({ description: 'Serve the web console at `/console`. Default: on when `server.host` is a loopback address, else off.' }),
+            ),
+            session_ttl_s: Type.Integer({
+              minimum: 60,
+              maximum: 86400,
+              default: 900,
+              description: 'Seconds a console sign-in lasts without a request; each request extends it, up to 12 hours in all.',
+            }),
+            oidc: Type.Optional(
+              Type.Object(
+                {
+                  client_id: Type.String({
+                    minLength: 1,
+                    description: "The console's client at the identity provider of `incoming_auth` (a public client with PKCE).",
+                  }),
+                  client_secret: Type.Optional(
+                    Type.String({ minLength: 1, description: 'When the provider registered it as a confidential client; use `${ENV}` or `secret:`.' }),
+                  ),
+                  scopes: Type.Array(Type.String({ minLength: 1 }), { default: ['openid'], description: 'Scopes asked for at sign-in.' }),
+                },
+                {
+                  additionalProperties: false,
+                  description: 'Sign-in with the identity provider of `incoming_auth` (`jwt`, `oidc`): authorization code with PKCE (docs/console.md).',
+                },
+              ),
+            ),
+          },
+          'The web console for operators (docs/console.md).',
         ),
       },
       'Listen address and client session settings.',
@@ -451,4 +531,6 @@ export type ConflictStrategy = (typeof CONFLICT_STRATEGIES)[number];
 export type FilterRuleSpec = Static<typeof FilterRule>;
 export type ToolPinningSettings = GatewayConfig['security']['tool_pinning'];
 export type BackendAuth = Static<typeof BackendAuthSchema>;
+export type OnBehalfOfSpec = Static<typeof OnBehalfOfAuth>['on_behalf_of'];
+export type TokenExchangeSpec = Static<typeof TokenExchange>;
 export type BackendContainerSpec = Static<typeof BackendContainer>;

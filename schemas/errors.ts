@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'insufficient_scope'
+  | 'insufficient_role'
   | 'bad_request'
   | 'invalid_message'
   | 'not_found'
@@ -48,6 +49,7 @@ export type ErrorCode =
   | 'plugin_blocked'
   | 'plugin_failed'
   | 'protocol_refused'
+  | 'token_exchange_refused'
   | 'internal_error';
 
 export class GatewayError extends Error {
@@ -99,6 +101,23 @@ export class BearerAuthError extends GatewayError {
 
   withChallenge(challenge: string): BearerAuthError {
     return new BearerAuthError(this.message, this.refusal, challenge);
+  }
+}
+
+/**
+ * An authenticated person whose management role does not allow what they asked
+ * (docs/management-api.md#roles): 403, never 401, since signing in again would
+ * not help.
+ */
+export class InsufficientRoleError extends GatewayError {
+  constructor(required: string, role: string | null, what: string) {
+    super(
+      'insufficient_role',
+      role === null
+        ? `Forbidden: this identity has no management role (${what} needs ${required})`
+        : `Forbidden: ${what} needs the role ${required}; you are ${role}`,
+      { required, role },
+    );
   }
 }
 

@@ -1,18 +1,18 @@
 /**
- * Bearer token check of the management API (spec section 5). The token comes
- * from GATEWAY_MGMT_TOKEN or, when that is unset or empty, from
- * server.management.token; with neither the API is open. Routes whose
- * schema has an empty `security` list (/health, /ready, the index) never need
- * it: the same field the OpenAPI document shows.
+ * The management token (spec section 5). It comes from GATEWAY_MGMT_TOKEN or,
+ * when that is unset or empty, from server.management.token; with neither
+ * (and no `server.management.roles`) the API is open. Routes whose schema
+ * has an empty `security` list (/health, /ready, the index) never need a
+ * credential: the same field the OpenAPI document shows. Who a request is
+ * and what it may do: principal.ts and access-hook.ts.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifySchema } from 'fastify';
 import type { GatewayConfig } from '../../schemas/config.js';
-import { BearerAuthError } from '../../schemas/errors.js';
 
 export const TOKEN_ENV = 'GATEWAY_MGMT_TOKEN';
 
-const MANAGEMENT_CHALLENGE = 'Bearer realm="management"';
+export const MANAGEMENT_CHALLENGE = 'Bearer realm="management"';
 
 /** OpenAPI's spelling of "no token": `security: []` overrides the document-wide bearer requirement. */
 export const isPublic = (schema: FastifySchema | undefined): boolean => schema?.security?.length === 0;
@@ -32,15 +32,4 @@ export function tokenMatches(authorization: string | undefined, expected: string
   const presented = match?.[1] ?? '';
   const ok = timingSafeEqual(digest(presented), digest(expected));
   return ok && presented.length > 0;
-}
-
-export function authHook(expectedToken: () => string | undefined) {
-  return async function authenticate(req: FastifyRequest): Promise<void> {
-    if (isPublic(req.routeOptions.schema)) return;
-    const token = expectedToken();
-    if (token === undefined) return;
-    if (tokenMatches(req.headers.authorization, token)) return;
-    const missing = req.headers.authorization === undefined;
-    throw new BearerAuthError(`${missing ? 'Missing' : 'Invalid'} bearer token`, missing ? {} : { error: 'invalid_token' }, MANAGEMENT_CHALLENGE);
-  };
 }

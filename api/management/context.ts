@@ -13,6 +13,9 @@ import type { DefinitionPins } from '../../runtime/pinning/definition-pins.js';
 import type { PluginSet } from '../../runtime/plugins/plugin-set.js';
 import type { AccessControl } from '../../runtime/access/access-control.js';
 import type { RecentClients } from '../mcp/stateless/recent-clients.js';
+import type { IncomingAuth } from '../../runtime/access/incoming-auth.js';
+import type { AuditTrail } from '../../runtime/observability/audit/audit-query.js';
+import type { ConsoleSessions } from './console-sessions.js';
 
 export interface ListenAddress {
   host: string;
@@ -47,6 +50,12 @@ export interface ManagementContext {
   plugins: PluginSet;
   /** The authorization policies: POST /authorization/check asks them. */
   access: AccessControl;
+  /** `incoming_auth`: with `server.management.roles`, its identities may use the API too (principal.ts). */
+  incomingAuth: IncomingAuth;
+  /** Console sign-ins (cookie sessions). */
+  consoleSessions: ConsoleSessions;
+  /** The audit trail's file, read by GET /audit. */
+  audit: AuditTrail;
   /** Where the gateway listens (known once it listens). */
   listenAddress(): ListenAddress;
   /**

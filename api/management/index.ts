@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ManagementContext } from './context.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
-import { authHook, managementToken } from './auth.js';
+import { accessHook } from './access-hook.js';
+import { Principals } from './principal.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { crossOriginGuard } from './cross-origin.js';
@@ -23,11 +24,19 @@ import { pluginRoutes } from './routes/plugins.js';
 import { toolSearchRoutes } from './routes/tool-search.js';
 import { pinRoutes } from './routes/pins.js';
 import { authorizationRoutes } from './routes/authorization.js';
+import { sessionRoutes } from './routes/session.js';
+import { auditRoutes } from './routes/audit.js';
+import { configRoutes } from './routes/config.js';
+import { backendLogRoutes } from './routes/backend-logs.js';
 
 export type { ManagementContext, ListenAddress } from './context.js';
 
 /** Where the management API lives (spec section 4: the version is in the path). */
 export const MANAGEMENT_PREFIX = '/manage/v1';
+
+/** Who a request is, from the management context (the console's sign-in uses the same). */
+export const principalsOf = (ctx: ManagementContext) =>
+  new Principals({ config: () => ctx.controller.config, incomingAuth: ctx.incomingAuth, sessions: ctx.consoleSessions });
 
 export async function managementApi(app: FastifyInstance, opts: { ctx: ManagementContext }): Promise<void> {
   const { ctx } = opts;
@@ -43,11 +52,10 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   // Backend errors can echo credentials (an HTTP error page quoting a header):
   // every management response passes through the same redactor as the logs.
   app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' ? ctx.redactor.redact(payload) : payload));
-  // Read per request: a reload can change server.management.token.
-  app.addHook(
-    'onRequest',
-    authHook(() => managementToken(ctx.controller.config)),
-  );
+  // Who is asking and whether their role allows the route; read per request: a reload can change the token and the roles.
+  const principals = principalsOf(ctx);
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', accessHook(principals));
 
   healthRoutes(app, ctx);
   monitoringRoutes(app, ctx);
@@ -60,6 +68,10 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   toolSearchRoutes(app, ctx);
   pinRoutes(app, ctx);
   authorizationRoutes(app, ctx);
+  sessionRoutes(app, ctx, principals);
+  auditRoutes(app, ctx);
+  configRoutes(app, ctx);
+  backendLogRoutes(app, ctx);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // The start-up banner prints the API's root URL: it answers with what is there.

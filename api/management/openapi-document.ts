@@ -9,10 +9,13 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { GATEWAY_VERSION } from '../../runtime/version.js';
 import { isPublic } from './auth.js';
+import { requiredRole, ROLE_KEY } from './access-hook.js';
+import { UNAUTHORIZED } from './route-doc.js';
 
 type Schema = { description?: string; required?: string[]; properties?: Record<string, { default?: unknown }> };
 interface Operation {
   summary?: string;
+  [ROLE_KEY]?: string;
   requestBody?: { required: boolean; content: Record<string, { schema?: Schema }> };
 }
 type Paths = Record<string, Record<string, Operation>>;
@@ -26,6 +29,7 @@ export interface Endpoint {
 /** Registers the generator on the management plugin; it sees every route registered after it. */
 export async function registerOpenApiDocument(app: FastifyInstance): Promise<void> {
   const prefix = app.prefix;
+  const roles = new Map<string, string>();
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -34,15 +38,44 @@ export async function registerOpenApiDocument(app: FastifyInstance): Promise<voi
         version: GATEWAY_VERSION,
         description: 'Monitoring and control of the gateway. Errors: `{error, message, details}`; see docs/management-api.md.',
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearerAuth: [] }],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The management token, or (with `server.management.roles`) a token `incoming_auth` accepts.',
+          },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'gw_console',
+            description: 'A console sign-in (`POST /session`); changes also need `X-CSRF-Token`.',
+          },
+        },
+      },
+      security: [{ bearerAuth: [] }, { consoleSession: [] }],
     },
     // OpenAPI 3.1 schemas are JSON Schema: `const` needs no rewriting.
     convertConstToEnum: false,
-    transform: ({ schema, url, route }) => ({ url, schema: documented(schema, operationId(String(route.method), url, prefix)) }),
+    transform: ({ schema, url, route }) => {
+      const method = String(route.method);
+      if (schema && !schema.hide && !isPublic(schema)) roles.set(`${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`, requiredRole(method, schema));
+      return { url, schema: documented(schema, operationId(method, url, prefix)) };
+    },
     // Only the `openapi` form is configured above, never Swagger 2.
-    transformObject: (built) => withOptionalBodies((built as { openapiObject: { paths?: Paths } }).openapiObject),
+    transformObject: (built) => withRoles(withOptionalBodies((built as { openapiObject: { paths?: Paths } }).openapiObject), roles),
   });
+}
+
+/** Each operation says the role it needs (`x-required-role`), the one the access hook checks. */
+function withRoles<T extends { paths?: Paths }>(document: T, roles: ReadonlyMap<string, string>): T {
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) {
+      const role = roles.get(`${method} ${path}`);
+      if (role) op[ROLE_KEY] = role;
+    }
+  }
+  return document;
 }
 
 /** The documented operations, in registration order. */
@@ -76,7 +109,7 @@ function operationId(method: string, url: string, prefix: string): string {
 function documented(schema: FastifySchema | undefined, id: string): FastifySchema {
   if (!schema || schema.hide) return schema ?? {};
   const response = Object.entries((schema.response ?? {}) as Record<string, Schema>)
-    .filter(([status]) => !(status === '401' && isPublic(schema)))
+    .filter(([status, s]) => !(status === '401' && isPublic(schema) && s.description === UNAUTHORIZED))
     // x-response-description: describes the answer without adding a description to its body's schema.
     .map(([status, s]) => [status, s.description ? s : { ...s, 'x-response-description': status.startsWith('2') ? 'Success' : 'Error' }]);
   const query = schema.querystring as Schema | undefined;

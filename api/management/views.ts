@@ -5,10 +5,9 @@
 import type { Static } from '@sinclair/typebox';
 import type { RouteTable, Route } from '../../runtime/routing/route-table.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
-import { BadRequestError } from '../../schemas/errors.js';
 import type { CapabilitiesQuery, CapabilitiesResponse, EventsQuery, EventsSchema, StatusResponse } from '../../schemas/api.js';
 import type { ManagementContext } from './context.js';
-import { parseIsoTimestamp } from './iso-time.js';
+import { isoQueryParam } from './iso-time.js';
 
 export const uptimeSeconds = (ctx: ManagementContext) => (Date.now() - ctx.controller.startedAt.getTime()) / 1000;
 
@@ -90,15 +89,5 @@ export function capabilitiesView(snap: RouteTable, q: Partial<CapabilitiesQuery>
 }
 
 export function eventsView(ctx: ManagementContext, q: Partial<EventsQuery>): Static<typeof EventsSchema> {
-  let since: Date | undefined;
-  if (q.since !== undefined) {
-    since = parseIsoTimestamp(q.since);
-    if (!since) {
-      throw new BadRequestError(`querystring/since is not a valid ISO 8601 timestamp: ${q.since}`, {
-        location: 'querystring',
-        problems: [{ path: 'querystring/since', message: 'must be an ISO 8601 date or date-time' }],
-      });
-    }
-  }
-  return { events: ctx.events.list({ limit: q.limit, since, severity: q.severity }) };
+  return { events: ctx.events.list({ limit: q.limit, since: isoQueryParam('since', q.since), severity: q.severity }) };
 }

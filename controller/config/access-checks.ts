@@ -1,18 +1,40 @@
 /**
- * Checks of `incoming_auth` that span keys, which the schema alone cannot
+ * Checks of `incoming_auth` and `authorization` that the schema alone cannot
  * make: each type reads its own keys and needs some of them (`jwt` its
- * issuer, JWKS and audience), local token names and tokens are unique, and no
- * local token is the management token (the two stay separate). Like
- * ./name-checks.ts they run on a config that may be invalid elsewhere.
+ * issuer, JWKS and audience), local token names and tokens are unique, no
+ * local token is the management token (the two stay separate), and every
+ * policy's `when` compiles (a syntax or type error, with its place in the
+ * expression). Like ./name-checks.ts they run on a config that may be
+ * invalid elsewhere.
  */
 import type { ConfigProblem } from '../../schemas/errors.js';
 import { INCOMING_AUTH_KEYS, INCOMING_AUTH_REQUIRED, INCOMING_AUTH_TYPES, type IncomingAuthType } from '../../schemas/access-config.js';
+import { compileCondition, ConditionCompileError } from '../../runtime/access/policy-condition.js';
 
 type Loose = Record<string, unknown>;
 
 const asMap = (v: unknown): Loose | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : undefined);
 
 export function accessProblems(cfg: Loose, env: NodeJS.ProcessEnv): ConfigProblem[] {
+  return [...incomingAuthProblems(cfg, env), ...conditionProblems(asMap(cfg.authorization)?.policies)];
+}
+
+function conditionProblems(policies: unknown): ConfigProblem[] {
+  if (!Array.isArray(policies)) return [];
+  return policies.flatMap((policy, i) => {
+    const when = asMap(policy)?.when;
+    if (typeof when !== 'string' || when === '') return [];
+    try {
+      compileCondition(when);
+      return [];
+    } catch (err) {
+      if (!(err instanceof ConditionCompileError)) throw err;
+      return [{ path: `authorization.policies.${i}.when`, message: `does not compile: ${err.message}` }];
+    }
+  });
+}
+
+function incomingAuthProblems(cfg: Loose, env: NodeJS.ProcessEnv): ConfigProblem[] {
   const auth = asMap(cfg.incoming_auth);
   if (!auth) return [];
   const type = (auth.type ?? 'anonymous') as IncomingAuthType;

@@ -15,6 +15,7 @@ import {
   BACKEND_TYPES,
   DEFAULT_TIMEOUTS,
   SEPARATOR_PATTERN,
+  STDIO_ON_BEHALF_OF,
   type GatewayConfig,
   type BackendType,
   type BackendSpec,
@@ -27,6 +28,7 @@ import { sessionStoreProblems } from './session-store-check.js';
 import { nameProblems } from './name-checks.js';
 import { pluginProblems } from './plugin-checks.js';
 import { accessProblems } from './access-checks.js';
+import { consoleProblems } from './console-checks.js';
 import { RESOURCE_PATTERN, RESOURCE_PATTERN_HINT } from '../../schemas/access-config.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
@@ -36,6 +38,8 @@ export interface LoadedConfig {
   config: GatewayConfig;
   filePath: string;
   loadedAt: Date;
+  /** The file's text as it was read (the console shows it, redacted: api/management/config-text.ts). */
+  text: string;
 }
 
 /** Resolves `secret:<name>` references inside config strings (see runtime/secrets). */
@@ -76,7 +80,7 @@ export function loadConfigFile(filePath: string, opts: { env?: NodeJS.ProcessEnv
   } catch (err) {
     throw new ConfigError(`Cannot read config file ${filePath}: ${(err as Error).message}`, [{ path: '', message: (err as Error).message }]);
   }
-  return { config: parseConfigText(text, { ...opts, configDir: dirname(resolve(filePath)) }), filePath, loadedAt: new Date() };
+  return { config: parseConfigText(text, { ...opts, configDir: dirname(resolve(filePath)) }), filePath, loadedAt: new Date(), text };
 }
 
 export interface ParseOptions {
@@ -114,6 +118,7 @@ export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayC
     ...sessionStoreProblems(expanded),
     ...pluginProblems(expanded, opts.configDir),
     ...accessProblems(expanded, opts.env ?? process.env),
+    ...consoleProblems(expanded),
   ];
   problems.push(...[...schemaProblems(expanded), ...spanning].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {
@@ -190,6 +195,10 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
 
 /** A private_key_jwt setup that cannot sign (no client_id, not a private key, an unusable key type) is a config error, not a connect failure later. */
 function clientKeyProblems(name: string, spec: BackendSpec): ConfigProblem[] {
+  const obo = spec.type === 'stdio' ? undefined : spec.auth?.type === 'bearer' || spec.auth?.type === 'oauth' ? undefined : spec.auth?.on_behalf_of;
+  if (obo?.type === 'token_exchange' && obo.token_endpoint === undefined && obo.issuer === undefined) {
+    return [{ path: `backends.${name}.auth.on_behalf_of`, message: 'needs `token_endpoint`, or `issuer` to find it by discovery' }];
+  }
   if (spec.type === 'stdio' || spec.auth?.type !== 'oauth') return [];
   // A `secret:` reference not resolved here (`config validate`, a registry install) is checked once it is.
   if (spec.auth.private_key?.includes('secret:')) return [];
@@ -219,6 +228,12 @@ function otherTransportHint(key: string, type: BackendType): string {
   return owners.length > 0 ? ` (a key of ${owners.join(' and ')} backends, not of ${type})` : '';
 }
 
+/** `auth.on_behalf_of` on a stdio backend: not a typo but a wish no process can grant, so the message says why. */
+function stdioOnBehalfOf(key: string, type: BackendType, backend: unknown): string | undefined {
+  const auth = (backend as { auth?: { on_behalf_of?: unknown } } | undefined)?.auth;
+  return type === 'stdio' && key === 'auth' && auth?.on_behalf_of !== undefined ? STDIO_ON_BEHALF_OF : undefined;
+}
+
 /** What a pattern means, instead of ajv's `must match pattern "^…$"`; undefined for patterns that read well enough. */
 function patternMessage(pattern: string, value: unknown): string | undefined {
   if (pattern === TOOL_NAME_PATTERN) return toolNameProblem(String(value));
@@ -244,7 +259,7 @@ function toProblem(e: ErrorObject, base: string, backendType?: BackendType): Con
   if (e.keyword === 'additionalProperties') {
     const key = String(e.params.additionalProperty);
     message = unknownKeyMessage(key, Object.keys(propertiesOf(e.parentSchema)));
-    if (backendType && e.instancePath === '') message += otherTransportHint(key, backendType);
+    if (backendType && e.instancePath === '') message = stdioOnBehalfOf(key, backendType, e.data) ?? message + otherTransportHint(key, backendType);
   } else if (e.keyword === 'required') message = 'is required';
   else if (e.keyword === 'pattern') message = patternMessage(String(e.params.pattern), e.data) ?? message;
   else if (e.keyword === 'enum' || e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)}`;

@@ -2,6 +2,12 @@
  * Who a client is, as the front door established it: plain data, so a
  * session can carry it and a shared session table can store it. An
  * anonymous caller has no user id and no roles.
+ *
+ * A JWT caller also carries its token's claims (what a policy's `when`
+ * reads as `caller.claims`) and the token itself (what a token exchange on
+ * its behalf presents). Both are non-enumerable properties: JSON, pino,
+ * a spread or a session store never see them, so they stay in memory, out
+ * of every log, record and event.
  */
 import type { IncomingAuthType } from '../../schemas/access-config.js';
 
@@ -12,12 +18,26 @@ export interface CallerIdentity {
   userId?: string;
   /** Sorted, each once: what the policies see. */
   roles: readonly string[];
+  /** (jwt, oidc; not enumerable) the validated token's claims. */
+  readonly claims?: Readonly<Record<string, unknown>>;
+  /** (jwt, oidc; not enumerable) the validated bearer token, for a token exchange on this caller's behalf. */
+  readonly token?: string;
+}
+
+/** What only memory may hold of an identity. */
+export interface IdentitySecrets {
+  claims?: Readonly<Record<string, unknown>>;
+  token?: string;
 }
 
 export const ANONYMOUS: CallerIdentity = Object.freeze({ type: 'anonymous', roles: Object.freeze([]) as readonly string[] });
 
-export function identityOf(type: IncomingAuthType, userId: string, roles: Iterable<string>): CallerIdentity {
-  return { type, userId, roles: [...new Set(roles)].sort() };
+export function identityOf(type: IncomingAuthType, userId: string, roles: Iterable<string>, secrets: IdentitySecrets = {}): CallerIdentity {
+  const identity: CallerIdentity = { type, userId, roles: [...new Set(roles)].sort() };
+  for (const [key, value] of Object.entries(secrets)) {
+    if (value !== undefined) Object.defineProperty(identity, key, { value, enumerable: false });
+  }
+  return identity;
 }
 
 /**

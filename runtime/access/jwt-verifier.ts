@@ -73,6 +73,7 @@ export class JwtVerifier {
       this.type,
       userId,
       this.rolesClaims.flatMap((claim) => rolesAt(payload, claim)),
+      { claims: Object.freeze(payload), token },
     );
     const ttl = Math.min(CACHE_MAX_MS, (payload.exp ?? 0) * 1000 - Date.now());
     if (ttl > 0) this.verified.set(token, identity, { ttl });

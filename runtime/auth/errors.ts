@@ -67,3 +67,24 @@ export function findAuthorizationRequired(err: unknown): AuthorizationRequiredEr
   }
   return sdk;
 }
+
+/**
+ * The authorization server refused to exchange a caller's token for one
+ * meant for a backend (RFC 8693; its `error` code: `invalid_target`,
+ * `invalid_grant`, `unauthorized_client`, …). It concerns this caller and
+ * this backend only: other callers are still served.
+ */
+export class TokenExchangeRefusedError extends GatewayError {
+  readonly issuerError: string;
+
+  constructor(backend: string, tokenEndpoint: string, issuerError: string, description?: string) {
+    const why = description ? `${issuerError}: ${description}` : issuerError;
+    super('token_exchange_refused', `Backend '${backend}': the authorization server at ${tokenEndpoint} refused a token for this caller (${why})`, {
+      backend,
+      reason: 'token_exchange_refused',
+      issuer_error: issuerError,
+      ...(description ? { issuer_error_description: description } : {}),
+    });
+    this.issuerError = issuerError;
+  }
+}

@@ -18,6 +18,7 @@ import { AS_PROCESS, createBackendTransport, type OAuthSource, type Placement } 
 import { buildRouteTable, emptyRouteTable, type ConflictPolicy, type DefinitionReview, type ListKind, type RouteTable } from '../routing/route-table.js';
 import { listResultJson } from '../transports/json-rpc.js';
 import type { BackendCatalog } from './backend-catalog.js';
+import { StderrLog } from './stderr-log.js';
 
 /** Desired state as the serving set reads it (controller/config/desired-state.ts). */
 export interface DesiredBackends {
@@ -62,6 +63,8 @@ export interface LocalProvider {
 
 export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
   private readonly serving = new Map<string, BackendConnection>();
+  /** What each backend's processes wrote to stderr lately, across connection attempts. */
+  readonly stderr = new StderrLog();
   /** The catalogs of backends out of service that are expected back (reconnecting, failed). */
   private readonly resting = new Map<string, BackendCatalog>();
   private local?: LocalProvider;
@@ -93,7 +96,15 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
 
   /** A new connection, placed where the container steps decided (a stdio backend: process or container). */
   create(name: string, spec: BackendSpec, placement: Placement = AS_PROCESS): BackendConnection {
-    return new BackendConnection(name, spec, this.bridge, this.log, (hooks) => createBackendTransport(name, spec, placement, this.auth, hooks));
+    return new BackendConnection(name, spec, this.bridge, this.log, (hooks) =>
+      createBackendTransport(name, spec, placement, this.auth, {
+        ...hooks,
+        onstderr: (line) => {
+          this.stderr.push(name, line);
+          hooks.onstderr?.(line);
+        },
+      }),
+    );
   }
 
   /** Puts a connected backend into service. */
@@ -118,7 +129,10 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
       this.serving.delete(name);
       if (opts.remember) this.resting.set(name, conn.catalog);
     }
-    if (!opts.remember) this.resting.delete(name);
+    if (!opts.remember) {
+      this.resting.delete(name);
+      this.stderr.forget(name);
+    }
     if (conn || !opts.remember) this.rebuild();
   }
 

@@ -1,6 +1,6 @@
 /**
  * Registers the credentials a config carries with the redactor, whether or
- * not they came through `secret:` references: the management token, registry
+ * not they came through `secret:` references: the management token, the console's client secret, registry
  * tokens, the local tokens of MCP clients (`incoming_auth.tokens`), backend `auth` tokens, client secrets and private keys, the password in the Redis URL, and the backend `headers`
  * and `env` values whose names mark them as credentials.
  * Registering a value too short to redact safely throws, which fails the
@@ -28,17 +28,17 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
   };
   register('server.management.token', config.server.management.token);
   register('GATEWAY_MGMT_TOKEN', env.GATEWAY_MGMT_TOKEN);
+  register('server.console.oidc.client_secret', config.server.console.oidc?.client_secret);
   for (const [index, registry] of config.registries.entries()) register(`registries.${index}.token`, registry.token);
   register('sessions.redis.url', urlPassword(config.sessions.redis.url));
   for (const [index, local] of (config.incoming_auth.tokens ?? []).entries()) register(`incoming_auth.tokens.${index}.token`, local.token);
   for (const [name, spec] of Object.entries(config.backends)) {
-    if (spec.type !== 'stdio' && spec.auth) {
-      register(
-        `backends.${name}.auth.${spec.auth.type === 'bearer' ? 'token' : 'client_secret'}`,
-        spec.auth.type === 'bearer' ? spec.auth.token : spec.auth.client_secret,
-      );
-      if (spec.auth.type === 'oauth') register(`backends.${name}.auth.private_key`, spec.auth.private_key);
-    }
+    const auth = spec.type === 'stdio' ? undefined : spec.auth;
+    if (auth?.type === 'bearer') register(`backends.${name}.auth.token`, auth.token);
+    else if (auth?.type === 'oauth') {
+      register(`backends.${name}.auth.client_secret`, auth.client_secret);
+      register(`backends.${name}.auth.private_key`, auth.private_key);
+    } else if (auth) register(`backends.${name}.auth.on_behalf_of.client_secret`, auth.on_behalf_of.client_secret);
     const maps = spec.type === 'stdio' ? { env: spec.env } : { headers: spec.headers };
     for (const [kind, map] of Object.entries(maps)) {
       for (const [key, value] of Object.entries(map ?? {})) {

@@ -1,7 +1,17 @@
 /** POST /reload, /reconnect/{name}, /reauth/{name} and /shutdown. */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { NameParamsSchema, ReauthSchema, ReconnectSchema, ReloadSchema, ShutdownBodySchema, ShutdownSchema } from '../../../schemas/api.js';
+import { Type } from '@sinclair/typebox';
+import {
+  NameParamsSchema,
+  ReauthSchema,
+  ReconnectSchema,
+  ReloadBodySchema,
+  ReloadDryRunSchema,
+  ReloadSchema,
+  ShutdownBodySchema,
+  ShutdownSchema,
+} from '../../../schemas/api.js';
 import { GatewayError } from '../../../schemas/errors.js';
 import type { ManagementContext } from '../context.js';
 import { BAD_REQUEST, doc, errors } from '../route-doc.js';
@@ -15,18 +25,27 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
     '/reload',
     {
       schema: {
-        ...doc(tag, 'Re-read the config file and apply the difference (needs feature_flags.hot_reload)'),
-        response: { 200: ReloadSchema, ...errors({ 409: 'Hot reload is disabled (`hot_reload_disabled`).' }) },
+        ...doc(tag, 'Re-read the config file and apply the difference (needs feature_flags.hot_reload); with `dry_run`, only show it'),
+        body: ReloadBodySchema,
+        response: {
+          // The dry run first: the serializer takes the first schema that fits, and a dry run's answer fits both.
+          200: Type.Union([ReloadDryRunSchema, ReloadSchema], { description: 'The reload, or with `dry_run` what it would change' }),
+          ...errors({ 400: BAD_REQUEST, 409: 'Hot reload is disabled (`hot_reload_disabled`).' }),
+        },
       },
     },
-    async () => controller.reload('api'),
+    async (req) => {
+      if (!req.body.dry_run) return controller.reload('api');
+      const { valid, errors: problems, ...changes } = controller.previewReload();
+      return { reloaded: false as const, dry_run: true as const, valid, ...changes, errors: problems };
+    },
   );
 
   r.post(
     '/reconnect/:name',
     {
       schema: {
-        ...doc(tag, 'Drop and re-establish one backend connection'),
+        ...doc(tag, 'Drop and re-establish one backend connection', { role: 'operator' }),
         params: NameParamsSchema,
         response: { 200: ReconnectSchema, ...errors({ 400: BAD_REQUEST, 404: 'Unknown backend (`backend_not_found`).' }) },
       },
@@ -38,7 +57,7 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
     '/reauth/:name',
     {
       schema: {
-        ...doc(tag, 'Start the OAuth re-authentication of a backend'),
+        ...doc(tag, 'Start the OAuth re-authentication of a backend', { role: 'operator' }),
         params: NameParamsSchema,
         response: {
           200: ReauthSchema,

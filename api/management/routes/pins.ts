@@ -84,7 +84,7 @@ export function pinRoutes(app: FastifyInstance, ctx: ManagementContext): void {
       `/${kind}s/:name/approve`,
       {
         schema: {
-          ...doc(tag, `Pin the current definition of a ${kind} and serve it again`),
+          ...doc(tag, `Pin the current definition of a ${kind} and serve it again`, { role: 'operator' }),
           params: NameParamsSchema,
           body: ApproveBodySchema,
           response: {

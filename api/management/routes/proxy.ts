@@ -2,6 +2,7 @@
  * POST /tools/call and /resources/read: the same Router path as MCP clients
  * (routing, timeout, audit, telemetry), as caller session `management`.
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ResourceReadBodySchema, ResourceReadSchema, ToolCallBodySchema, ToolCallSchema } from '../../../schemas/api.js';
@@ -17,7 +18,19 @@ const callErrors = (what: string) =>
     503: 'The owning backend has no usable session (`backend_unavailable`).',
   });
 
-const caller = (req: FastifyRequest): CallerContext => ({ sessionId: 'management', transport: 'management', clientIp: req.ip });
+/**
+ * The management caller: the person behind the request when they signed in as
+ * an identity (its user id and roles go into the audit record, and the
+ * policies judge it), else the holder of the management token, whom they do
+ * not restrict. `metadata.call_id` lets the caller find the call's audit record.
+ */
+const caller = (req: FastifyRequest, callId?: string): CallerContext => ({
+  sessionId: 'management',
+  transport: 'management',
+  clientIp: req.ip,
+  ...(req.principal?.user ? { userId: req.principal.user, roles: req.principal.roles } : {}),
+  ...(callId ? { metadata: { call_id: callId } } : {}),
+});
 
 /** Cancels the backend request when the HTTP client goes away before the answer. */
 function abortOnDisconnect(reply: FastifyReply): ForwardOptions {
@@ -33,13 +46,27 @@ export function proxyRoutes(app: FastifyInstance, ctx: ManagementContext): void 
 
   r.post(
     '/tools/call',
-    { schema: { ...doc('proxy', 'Call a tool through the gateway'), body: ToolCallBodySchema, response: { 200: ToolCallSchema, ...callErrors('tool') } } },
+    {
+      schema: {
+        ...doc('proxy', 'Call a tool through the gateway', { role: 'operator' }),
+        body: ToolCallBodySchema,
+        response: { 200: ToolCallSchema, ...callErrors('tool') },
+      },
+    },
     async (req, reply) => {
       const { tool, arguments: args } = req.body;
       let backend = '';
-      const result = await ctx.router.callTool(caller(req), { name: tool, arguments: args }, { ...abortOnDisconnect(reply), onBackend: (b) => (backend = b) });
+      const callId = randomUUID();
+      const result = await ctx.router.callTool(
+        caller(req, callId),
+        { name: tool, arguments: args },
+        { ...abortOnDisconnect(reply), onBackend: (b) => (backend = b) },
+      );
       const content = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
-      return { tool, backend, content, isError: result.isError === true };
+      const structured = result.structuredContent;
+      const structuredContent =
+        structured && typeof structured === 'object' && !Array.isArray(structured) ? { structuredContent: structured as JsonObject } : {};
+      return { tool, backend, content, isError: result.isError === true, ...structuredContent, call_id: callId };
     },
   );
 
@@ -47,7 +74,7 @@ export function proxyRoutes(app: FastifyInstance, ctx: ManagementContext): void 
     '/resources/read',
     {
       schema: {
-        ...doc('proxy', 'Read a resource through the gateway'),
+        ...doc('proxy', 'Read a resource through the gateway', { role: 'operator' }),
         body: ResourceReadBodySchema,
         response: { 200: ResourceReadSchema, ...callErrors('resource') },
       },

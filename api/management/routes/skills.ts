@@ -17,7 +17,7 @@ export function skillRoutes(app: FastifyInstance, ctx: ManagementContext): void 
       `/skills/:name/${action}`,
       {
         schema: {
-          ...doc('skills', `${action === 'enable' ? 'Enable' : 'Disable'} a skill`),
+          ...doc('skills', `${action === 'enable' ? 'Enable' : 'Disable'} a skill`, { role: 'operator' }),
           params: NameParamsSchema,
           response: { 200: SkillActionSchema, ...errors({ 400: BAD_REQUEST, 404: 'Unknown skill (`skill_not_found`).', 503: UNAVAILABLE }) },
         },

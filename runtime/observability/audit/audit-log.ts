@@ -13,6 +13,7 @@ import type { AuditRecord } from '../../../schemas/audit-record.js';
 import type { Logger } from '../logging/logger.js';
 import type { Redactor } from '../logging/redactor.js';
 import { RotatingFile, RotatingFileWriteError } from './rotating-file.js';
+import type { AuditTrail } from './audit-query.js';
 
 export interface AuditLogOptions {
   enabled: boolean;
@@ -32,8 +33,9 @@ const RETRY_DELAY_MS = 1_000;
 /** How long records may gather in memory before they are written (see scheduleWriter). */
 const BATCH_WINDOW_MS = 20;
 
-export class AuditLog {
-  private readonly enabled: boolean;
+export class AuditLog implements AuditTrail {
+  readonly enabled: boolean;
+  readonly backupCount: number;
   private readonly file: RotatingFile;
   private readonly logger?: Logger;
   private readonly redactor: Redactor;
@@ -53,6 +55,7 @@ export class AuditLog {
 
   constructor(opts: AuditLogOptions) {
     this.enabled = opts.enabled;
+    this.backupCount = opts.backupCount;
     this.logger = opts.logger;
     this.redactor = opts.redactor;
     this.file = new RotatingFile({
@@ -97,6 +100,10 @@ export class AuditLog {
     // While a retry is pending the disk is known to be failing; let the timer
     // (or an explicit flush) try again rather than every new record.
     if (this.retryTimer === null) this.scheduleWriter();
+  }
+
+  get filePath(): string {
+    return this.file.path;
   }
 
   /** Resolves once every record made before the call is in the file; rejects if the disk write keeps failing. */

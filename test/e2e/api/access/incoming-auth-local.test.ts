@@ -284,12 +284,25 @@ describe('incoming_auth local, with policies', () => {
         body: JSON.stringify(body),
       });
     const verdict = async (roles: string[], resource: string) => (await check({ roles, resource })).json();
-    expect(await verdict(['dev'], 'tool:github_create_issue')).toEqual({ allowed: true, policy_index: 2, effect: 'allow' });
+    expect(await verdict(['dev'], 'tool:github_create_issue')).toEqual({
+      allowed: true,
+      policy_index: 2,
+      effect: 'allow',
+      reason: 'policy 2 (allow) matched the roles and the resource',
+      conditions: [],
+      policy: { effect: 'allow', roles: ['dev'], resources: ['tool:github_*', 'prompt:*', 'group:kb'] },
+    });
     // Served by memory, in group kb: judged with its server and group, as a call would be.
-    expect(await verdict(['dev'], 'tool:memory_read_graph')).toEqual({ allowed: true, policy_index: 2, effect: 'allow' });
-    expect(await verdict(['dev'], 'tool:memory_delete_entities')).toEqual({ allowed: false, policy_index: 1, effect: 'deny' });
-    expect(await verdict([], 'prompt:github_greet')).toEqual({ allowed: false, policy_index: null, effect: 'deny' });
-    expect(await verdict(['admin'], 'server:github')).toEqual({ allowed: true, policy_index: 0, effect: 'allow' });
+    expect(await verdict(['dev'], 'tool:memory_read_graph')).toMatchObject({ allowed: true, policy_index: 2, effect: 'allow' });
+    expect(await verdict(['dev'], 'tool:memory_delete_entities')).toMatchObject({ allowed: false, policy_index: 1, effect: 'deny' });
+    expect(await verdict([], 'prompt:github_greet')).toMatchObject({
+      allowed: false,
+      policy_index: null,
+      effect: 'deny',
+      reason: 'no policy matched: default_effect deny',
+    });
+    expect(await verdict(['admin'], 'server:github')).toMatchObject({ allowed: true, policy_index: 0, effect: 'allow' });
+    expect((await verdict([], 'prompt:github_greet')).policy).toBeNull();
     const bad = await check({ roles: ['dev'], resource: 'github_create_issue' });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toBe('bad_request');
@@ -300,12 +313,12 @@ describe('incoming_auth local, with policies', () => {
   it('gateway-client authz check prints the verdict and exits 0 when allowed, 1 when denied; sessions list shows the user', async () => {
     const client = (...args: string[]) => runBin(CLIENT_BIN, ['-s', h.url, '-t', MGMT, '--no-color', ...args]);
     const allowed = await client('-o', 'table', 'authz', 'check', '--role', 'dev', 'tool:github_create_issue');
-    expect(allowed).toMatchObject({ code: 0, stdout: 'allowed (policy 2: allow)\n' });
+    expect(allowed).toMatchObject({ code: 0, stdout: 'allowed: policy 2 (allow) matched the roles and the resource\n' });
     const denied = await client('-o', 'table', 'authz', 'check', '--role', 'dev', '--role', 'ops', 'tool:memory_delete_entities');
-    expect(denied).toMatchObject({ code: 1, stdout: 'denied (policy 1: deny)\n' });
+    expect(denied).toMatchObject({ code: 1, stdout: 'denied: policy 1 (deny) matched the roles and the resource\n' });
     const byDefault = await client('-o', 'json', 'authz', 'check', 'prompt:github_greet');
     expect(byDefault.code).toBe(1);
-    expect(JSON.parse(byDefault.stdout)).toEqual({ allowed: false, policy_index: null, effect: 'deny' });
+    expect(JSON.parse(byDefault.stdout)).toMatchObject({ allowed: false, policy_index: null, effect: 'deny', policy: null });
     expect((await client('authz', 'check', '--role', 'dev', 'github_create_issue')).code).toBe(1);
 
     const dev = await connectAs(h, DEV);

@@ -331,9 +331,18 @@ describe('management API (open, two backends)', () => {
     it('calls a tool through the router and audits it as the management caller', async () => {
       const res = await api.post('/tools/call', { tool: 's_echo', arguments: { text: 'hi there' } });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ tool: 's_echo', backend: 's', content: [{ type: 'text', text: 'hi there' }], isError: false });
+      const callId = expect.stringMatching(/^[0-9a-f-]{36}$/);
+      // The echo tool answers with structured content too; its call id names its audit record (GET /audit?call_id=).
+      expect(res.body).toEqual({
+        tool: 's_echo',
+        backend: 's',
+        content: [{ type: 'text', text: 'hi there' }],
+        structuredContent: { text: 'hi there' },
+        isError: false,
+        call_id: callId,
+      });
       const renamed = await api.post('/tools/call', { tool: 's_plus', arguments: { a: 2, b: 3 } });
-      expect(renamed.body).toEqual({ tool: 's_plus', backend: 's', content: [{ type: 'text', text: '5' }], isError: false });
+      expect(renamed.body).toEqual({ tool: 's_plus', backend: 's', content: [{ type: 'text', text: '5' }], isError: false, call_id: callId });
 
       const auditFile = join(h.dir, 'audit.jsonl');
       await expect.poll(() => existsSync(auditFile) && readFileSync(auditFile, 'utf8').includes('"s_plus"'), { timeout: 5000 }).toBe(true);
@@ -345,12 +354,15 @@ describe('management API (open, two backends)', () => {
       expect(rec.source.session_id).toBe('management');
       expect(rec.target).toMatchObject({ backend: 's', method: 'call_tool', original_name: 'add' });
       expect(rec.outcome.status).toBe('success');
+      expect(rec.metadata.call_id).toBe(renamed.body.call_id);
+      // The open API's caller is nobody in particular: no user in the record.
+      expect(rec.source.user_id).toBeUndefined();
     });
 
     it('a tool-level failure is 200 with isError: true', async () => {
       const res = await api.post('/tools/call', { tool: 's_fail', arguments: { message: 'nope' } });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ tool: 's_fail', backend: 's', content: [{ type: 'text', text: 'nope' }], isError: true });
+      expect(res.body).toEqual({ tool: 's_fail', backend: 's', content: [{ type: 'text', text: 'nope' }], isError: true, call_id: expect.any(String) });
     });
 
     it('unknown tool 404, backend error 502, timeout 502, filtered tool 404', async () => {
@@ -453,12 +465,19 @@ describe('management API (open, two backends)', () => {
       ['post', '/tools/{name}/approve'],
       ['post', '/prompts/{name}/approve'],
       ['post', '/authorization/check'],
+      ['get', '/session'],
+      ['post', '/session'],
+      ['delete', '/session'],
+      ['get', '/audit'],
+      ['get', '/config'],
+      ['post', '/config/validate'],
+      ['get', '/backends/{name}/stderr'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(28);
+    expect(Object.keys(paths)).toHaveLength(33);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
-    expect(res.body.security).toEqual([{ bearerAuth: [] }]);
+    expect(res.body.security).toEqual([{ bearerAuth: [] }, { consoleSession: [] }]);
     const events = paths['/manage/v1/events'].get;
     expect(events.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'since', 'severity']);
     expect(events.parameters[0].schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 100 });
@@ -466,7 +485,7 @@ describe('management API (open, two backends)', () => {
     expect(events.responses['400'].content['application/json'].schema.required).toEqual(['error', 'message', 'details']);
     const call = paths['/manage/v1/tools/call'].post;
     expect(call.requestBody.content['application/json'].schema.required).toEqual(['tool', 'arguments']);
-    expect(Object.keys(call.responses).sort()).toEqual(['200', '400', '401', '404', '500', '502', '503']);
+    expect(Object.keys(call.responses).sort()).toEqual(['200', '400', '401', '403', '404', '500', '502', '503']);
     expect(paths['/manage/v1/reconnect/{name}'].post.parameters[0]).toMatchObject({ name: 'name', in: 'path', required: true });
   });
 
@@ -488,10 +507,10 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(28);
+      expect(operations).toHaveLength(35);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
-        ids.every((id) => typeof id === 'string' && /^(get|post)[A-Z]\w+$/.test(id)),
+        ids.every((id) => typeof id === 'string' && /^(get|post|delete)[A-Z]\w+$/.test(id)),
         ids.join(', '),
       ).toBe(true);
       expect(new Set(ids).size).toBe(ids.length);
@@ -502,13 +521,23 @@ describe('management API (open, two backends)', () => {
 
     it('public exactly where the auth hook lets requests through: /health and /ready, without a 401', () => {
       const open = operations.filter(({ op }) => op.security !== undefined);
-      expect(open.map(({ path }) => path)).toEqual(['/manage/v1/health', '/manage/v1/ready']);
-      for (const { op } of open) {
+      // The console's sign-in is public too: it is where a credential is presented (a wrong one is its own 401).
+      expect(open.map(({ path, method }) => `${method} ${path}`)).toEqual([
+        'get /manage/v1/health',
+        'get /manage/v1/ready',
+        'get /manage/v1/session',
+        'post /manage/v1/session',
+        'delete /manage/v1/session',
+      ]);
+      for (const { op, path, method } of open) {
         expect(op.security).toEqual([]);
-        expect(op.responses['401']).toBeUndefined();
+        if (!(path === '/manage/v1/session' && method === 'post')) expect(op.responses['401']).toBeUndefined();
       }
       for (const { op } of operations.filter(({ op }) => op.security === undefined)) expect(op.responses['401'], op.operationId).toBeDefined();
-      expect(doc.components.securitySchemes).toEqual({ bearerAuth: { type: 'http', scheme: 'bearer' } });
+      expect(doc.components.securitySchemes).toMatchObject({
+        bearerAuth: { type: 'http', scheme: 'bearer' },
+        consoleSession: { type: 'apiKey', in: 'cookie', name: 'gw_console' },
+      });
     });
 
     it('describes every answer; error bodies are the spec body', () => {
@@ -541,6 +570,9 @@ describe('management API (open, two backends)', () => {
         '/manage/v1/tools/{name}/approve': false,
         '/manage/v1/prompts/{name}/approve': false,
         '/manage/v1/authorization/check': true,
+        '/manage/v1/reload': false,
+        '/manage/v1/session': true,
+        '/manage/v1/config/validate': true,
       });
     });
 
@@ -557,7 +589,7 @@ describe('management API (open, two backends)', () => {
       expect(limit).toMatchObject({ required: false, schema: { default: 100 } });
       expect((await api.get('/events')).status).toBe(200);
       const withDefault = operations.flatMap(({ op }) => (op.parameters ?? []).filter((p) => p.schema.default !== undefined));
-      expect(withDefault.map((p) => p.name)).toEqual(['events_limit', 'limit', 'limit']);
+      expect(withDefault.map((p) => p.name)).toEqual(['events_limit', 'limit', 'limit', 'limit', 'limit']);
       for (const p of withDefault) expect(p.required, p.name).toBe(false);
     });
 

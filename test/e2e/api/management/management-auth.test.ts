@@ -106,7 +106,13 @@ describe('management API authentication', () => {
         checked.push(`${open ? 'public' : 'token'} ${method} ${path}`);
       }
     }
-    expect(checked.filter((c) => c.startsWith('public'))).toEqual(['public get /manage/v1/health', 'public get /manage/v1/ready']);
+    expect(checked.filter((c) => c.startsWith('public'))).toEqual([
+      'public get /manage/v1/health',
+      'public get /manage/v1/ready',
+      'public get /manage/v1/session',
+      'public post /manage/v1/session',
+      'public delete /manage/v1/session',
+    ]);
     expect(checked.length).toBeGreaterThan(20);
   });
 

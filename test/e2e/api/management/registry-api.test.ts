@@ -122,7 +122,14 @@ describe('registry search and install with hot reload', () => {
       const r = await api.post('/tools/call', { tool: 'weather-remote_echo', arguments: { text: 'sunny' } });
       return r.status === 200 ? r : undefined;
     }, 'the installed backend to serve its tools');
-    expect(call.body).toEqual({ tool: 'weather-remote_echo', backend: 'weather-remote', content: [{ type: 'text', text: 'sunny' }], isError: false });
+    expect(call.body).toEqual({
+      tool: 'weather-remote_echo',
+      backend: 'weather-remote',
+      content: [{ type: 'text', text: 'sunny' }],
+      structuredContent: { text: 'sunny' },
+      isError: false,
+      call_id: expect.any(String),
+    });
     const client = await h.connect();
     const whoami = await client.callTool({ name: 'weather-remote_whoami', arguments: {} });
     expect(JSON.parse((whoami.content as Array<{ text: string }>)[0].text)).toMatchObject({ name: 'weather', pid: remote.pid });

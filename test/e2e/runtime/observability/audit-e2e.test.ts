@@ -369,9 +369,13 @@ describe('audit: one record per MCP operation, every field right', () => {
     expect(timeout.outcome.latency_ms).toBeLessThan(1500);
   });
 
-  it('metadata: transport and the JSON-RPC id the client sent (null for the management API)', () => {
+  it('metadata: transport and the JSON-RPC id the client sent (null for the management API), and the call id of POST /tools/call', () => {
     records.forEach((r, i) => {
-      expect(r.metadata).toEqual({ transport: expected[i].transport, jsonrpc_id: ids[i] });
+      const { call_id, ...rest } = r.metadata as Record<string, unknown>;
+      expect(rest).toEqual({ transport: expected[i].transport, jsonrpc_id: ids[i] });
+      // The management API names each tool call, so its caller can find the record (GET /audit?call_id=).
+      if (expected[i].transport === 'management' && r.target.method === 'call_tool') expect(call_id).toMatch(/^[0-9a-f-]{36}$/);
+      else expect(call_id).toBeUndefined();
     });
   });
 

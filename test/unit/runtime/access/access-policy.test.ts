@@ -12,6 +12,7 @@ import { buildRouteTable, type BackendInput } from '../../../../runtime/routing/
 import type { CallerContext } from '../../../../runtime/routing/caller.js';
 import { parseConfigText } from '../../../../controller/config/config-loader.js';
 import { ConfigError } from '../../../../schemas/errors.js';
+import { configProblems } from '../../../helpers/config-problems.js';
 import type { AuthorizationSpec } from '../../../../schemas/access-config.js';
 import type { GatewayConfig } from '../../../../schemas/config.js';
 
@@ -66,21 +67,25 @@ describe('AccessPolicy', () => {
   const policy = new AccessPolicy(EXAMPLE);
 
   it('takes the first policy that matches: the admin allow comes before the delete deny', () => {
-    expect(policy.decide(['admin'], ['tool:memory_delete_entities', 'server:memory'])).toEqual({ allowed: true, policyIndex: 0, effect: 'allow' });
-    expect(policy.decide(['dev'], ['tool:memory_delete_entities', 'server:memory'])).toEqual({ allowed: false, policyIndex: 1, effect: 'deny' });
-    expect(policy.decide(['dev'], ['tool:memory_read_graph', 'server:memory'])).toEqual({ allowed: true, policyIndex: 2, effect: 'allow' });
+    expect(policy.candidates(['admin'], ['tool:memory_delete_entities', 'server:memory']).otherwise).toEqual({
+      allowed: true,
+      policyIndex: 0,
+      effect: 'allow',
+    });
+    expect(policy.candidates(['dev'], ['tool:memory_delete_entities', 'server:memory']).otherwise).toEqual({ allowed: false, policyIndex: 1, effect: 'deny' });
+    expect(policy.candidates(['dev'], ['tool:memory_read_graph', 'server:memory']).otherwise).toEqual({ allowed: true, policyIndex: 2, effect: 'allow' });
   });
 
   it('`roles: ["*"]` matches a caller with no roles at all; anything else needs one of the roles', () => {
-    expect(policy.decide([], ['tool:x_delete_y'])).toMatchObject({ allowed: false, policyIndex: 1 });
-    expect(policy.decide([], ['tool:github_create_issue'])).toEqual({ allowed: false, policyIndex: null, effect: 'deny' });
-    expect(policy.decide(['ops'], ['tool:github_create_issue'])).toEqual({ allowed: false, policyIndex: null, effect: 'deny' });
+    expect(policy.candidates([], ['tool:x_delete_y']).otherwise).toMatchObject({ allowed: false, policyIndex: 1 });
+    expect(policy.candidates([], ['tool:github_create_issue']).otherwise).toEqual({ allowed: false, policyIndex: null, effect: 'deny' });
+    expect(policy.candidates(['ops'], ['tool:github_create_issue']).otherwise).toEqual({ allowed: false, policyIndex: null, effect: 'deny' });
   });
 
   it('falls back to default_effect', () => {
     const open = new AccessPolicy({ default_effect: 'allow', policies: [{ effect: 'deny', roles: ['*'], resources: ['server:secret'] }] });
-    expect(open.decide([], ['tool:anything'])).toEqual({ allowed: true, policyIndex: null, effect: 'allow' });
-    expect(open.decide([], ['tool:secret_x', 'server:secret'])).toEqual({ allowed: false, policyIndex: 0, effect: 'deny' });
+    expect(open.candidates([], ['tool:anything']).otherwise).toEqual({ allowed: true, policyIndex: null, effect: 'allow' });
+    expect(open.candidates([], ['tool:secret_x', 'server:secret']).otherwise).toEqual({ allowed: false, policyIndex: 0, effect: 'deny' });
   });
 });
 
@@ -129,6 +134,10 @@ describe('AccessControl', () => {
     expect(on.visible(routes, caller([], 'management')).tools).toBe(routes.lists.tools);
     expect(on.check(caller([], 'management'), 'tool', 'github_delete_repo', 'github').allowed).toBe(true);
     expect(on.check(caller([]), 'tool', 'github_delete_repo', 'github').allowed).toBe(false);
+    // A person signed in to the management API with their own identity calls as that identity.
+    const person = { ...caller(['dev'], 'management'), userId: 'alice' };
+    expect(on.check(person, 'tool', 'github_delete_repo', 'github').allowed).toBe(false);
+    expect(on.check(person, 'tool', 'github_create_issue', 'github').allowed).toBe(true);
   });
 
   it('judges a capability by its backend and its group too', () => {
@@ -152,25 +161,17 @@ describe('AccessControl', () => {
   it('explains a verdict like a call: a served tool with its server and group, any other name as it is', () => {
     const access = new AccessControl(config(EXAMPLE));
     const routes = table();
-    expect(access.explain(['dev'], 'tool:memory_read_graph', routes)).toEqual({ allowed: true, policyIndex: 2, effect: 'allow' });
-    expect(access.explain(['dev'], 'tool:github_delete_repo', routes)).toEqual({ allowed: false, policyIndex: 1, effect: 'deny' });
-    expect(access.explain(['dev'], 'tool:github_not_served', routes)).toEqual({ allowed: true, policyIndex: 2, effect: 'allow' });
-    expect(access.explain(['ops'], 'group:search', routes)).toEqual({ allowed: false, policyIndex: null, effect: 'deny' });
+    expect(access.explain(['dev'], 'tool:memory_read_graph', routes)).toMatchObject({ allowed: true, policyIndex: 2, effect: 'allow' });
+    expect(access.explain(['dev'], 'tool:github_delete_repo', routes)).toMatchObject({ allowed: false, policyIndex: 1, effect: 'deny' });
+    expect(access.explain(['dev'], 'tool:github_not_served', routes)).toMatchObject({ allowed: true, policyIndex: 2, effect: 'allow' });
+    expect(access.explain(['ops'], 'group:search', routes)).toMatchObject({ allowed: false, policyIndex: null, effect: 'deny' });
     expect(access.explain(['dev'], 'resource:file:///docs/a.md', routes)).toMatchObject({ allowed: true });
     expect(access.explain(['dev'], 'resource:file:///secret/key', routes)).toMatchObject({ allowed: false, policyIndex: null });
   });
 });
 
 describe('config: incoming_auth and authorization', () => {
-  const problems = (yaml: string, env: NodeJS.ProcessEnv = {}) => {
-    try {
-      parseConfigText(yaml, { env });
-      return [];
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      return err.problems.map((p) => `${p.path}: ${p.message}`);
-    }
-  };
+  const problems = configProblems;
 
   it('defaults to anonymous and authorization off', () => {
     const cfg = parseConfigText('{}', { env: {} });
@@ -211,5 +212,41 @@ describe('config: incoming_auth and authorization', () => {
     expect(problems('authorization: { enabled: true, policies: [{ effect: allow, roles: [dev], resources: ["github_*"] }] }')).toEqual([
       'authorization.policies.0.resources.0: must start with one of `tool:`, `resource:`, `prompt:`, `server:`, `group:` or with `*`',
     ]);
+  });
+
+  it('refuses a `when` that does not compile, with its place in the file and in the expression', () => {
+    const yaml = [
+      'authorization:',
+      '  enabled: true',
+      '  policies:',
+      '    - { effect: allow, roles: [dev], resources: ["tool:*"], when: "tool.annotations.readOnlyHint" }',
+      '    - effect: deny',
+      '      roles: ["*"]',
+      '      resources: ["tool:*"]',
+      '      when: "arguments.path.startsWith(\'/etc\') &&"',
+      '    - { effect: allow, roles: [ops], resources: ["*"], when: "caller.user == \'x\'" }',
+    ].join('\n');
+    let err: ConfigError | undefined;
+    try {
+      parseConfigText(yaml, { env: {} });
+    } catch (e) {
+      err = e as ConfigError;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err!.problems).toEqual([
+      {
+        path: 'authorization.policies.1.when',
+        message: expect.stringMatching(/^does not compile: column 3\d of the expression: syntax error: /),
+        line: 8,
+        column: 7,
+      },
+      {
+        path: 'authorization.policies.2.when',
+        message: 'does not compile: column 7 of the expression: has no field `user` (it has id, roles, claims)',
+        line: 9,
+        column: 56,
+      },
+    ]);
+    expect(err!.message).toContain('authorization.policies.2.when (line 9, column 56): does not compile: column 7 of the expression');
   });
 });

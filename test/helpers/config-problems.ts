@@ -1,0 +1,13 @@
+/** What the config loader says about a YAML text: each problem as `path: message`, none when it loads. */
+import { parseConfigText } from '../../controller/config/config-loader.js';
+import { ConfigError } from '../../schemas/errors.js';
+
+export function configProblems(yaml: string, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    parseConfigText(yaml, { env });
+    return [];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return err.problems.map((p) => `${p.path}: ${p.message}`);
+  }
+}
