@@ -153,6 +153,11 @@ export const SessionRecordSchema = Type.Object({
   client_name: Type.Union([Type.String(), Type.Null()], {
     description: 'Beyond the spec: the name the client gave in `initialize` (`clientInfo.name`); null before it initialized.',
   }),
+  client_version: Type.Union([Type.String(), Type.Null()], { description: 'Beyond the spec: its `clientInfo.version`; null before it initialized.' }),
+  protocol_version: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Beyond the spec: the protocol revision of the session (2025-11-25 or earlier; 2026-07-28 has no sessions, see GET /clients); null before it initialized.',
+  }),
   tool_count: Int(),
   capability_snapshot: Type.Object({ tools: Int(), resources: Int(), prompts: Int() }),
   age_seconds: Type.Number(),

@@ -66,6 +66,12 @@ export class ClientSession implements ClientEndpoint {
     return info && { name: info.name, version: info.version };
   }
 
+  /** What a session record says of the client (GET /sessions): its name, version and revision, null before it initialized. */
+  describedClient(): { client_name: string | null; client_version: string | null; protocol_version: string | null } {
+    const info = this.server.getClientVersion();
+    return { client_name: info?.name ?? null, client_version: info?.version ?? null, protocol_version: this.protocolVersion ?? null };
+  }
+
   /** The protocol revision initialize settled on, once known. */
   get protocolVersion(): string | undefined {
     return this.server.getNegotiatedProtocolVersion();

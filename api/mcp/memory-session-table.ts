@@ -124,7 +124,7 @@ export class MemorySessionTable implements SessionTable {
     return [...this.sessions.values()].map((s) => ({
       id: s.id,
       transport_type: s.transportType,
-      client_name: s.clientName,
+      ...s.describedClient(),
       tool_count: s.capabilitySnapshot.tools,
       capability_snapshot: { ...s.capabilitySnapshot },
       age_seconds: (now - s.createdAt) / 1000,

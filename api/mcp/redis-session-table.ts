@@ -206,6 +206,8 @@ export class RedisSessionTable implements SessionTable, SessionChanges {
         id: state.id,
         transport_type: state.transport_type,
         client_name: typeof state.initialize.clientInfo.name === 'string' ? state.initialize.clientInfo.name : null,
+        client_version: typeof state.initialize.clientInfo.version === 'string' ? state.initialize.clientInfo.version : null,
+        protocol_version: local?.protocolVersion ?? state.initialize.protocolVersion ?? null,
         tool_count: state.capability_snapshot.tools,
         capability_snapshot: { ...state.capability_snapshot },
         age_seconds: (now - state.created_at) / 1000,
@@ -223,7 +225,7 @@ export class RedisSessionTable implements SessionTable, SessionChanges {
       .map((s) => ({
         id: s.id,
         transport_type: s.transportType,
-        client_name: s.clientName,
+        ...s.describedClient(),
         tool_count: s.capabilitySnapshot.tools,
         capability_snapshot: { ...s.capabilitySnapshot },
         age_seconds: (now - s.createdAt) / 1000,

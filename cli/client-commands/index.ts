@@ -5,7 +5,7 @@
 import { CONTAINER_COMMANDS } from './containers.js';
 import type { CommandClass } from 'clipanion';
 import type { ClientContext } from './client-command.js';
-import { CapabilitiesCommand, GroupsListCommand, HealthStatusCommand, SessionsListCommand, StatusCommand } from './monitoring.js';
+import { CapabilitiesCommand, ClientsListCommand, GroupsListCommand, HealthStatusCommand, SessionsListCommand, StatusCommand } from './monitoring.js';
 import { BackendsListCommand, BackendsReconnectCommand, BackendsShowCommand, ReauthCommand } from './backends.js';
 import { ToolsApproveCommand, ToolsCallCommand, ToolsDiffCommand, ToolsListCommand, ToolsPendingCommand, ToolsSearchCommand } from './tools.js';
 import { ResourcesListCommand, ResourcesReadCommand } from './resources.js';
@@ -40,6 +40,7 @@ export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   PromptsDiffCommand,
   PromptsApproveCommand,
   SessionsListCommand,
+  ClientsListCommand,
   EventsListCommand,
   EventsFollowCommand,
   ReloadCommand,

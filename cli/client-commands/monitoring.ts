@@ -1,4 +1,4 @@
-/** Monitoring commands: status, health status, groups list, capabilities, sessions list. */
+/** Monitoring commands: status, health status, groups list, capabilities, sessions list, clients list. */
 import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, formatDuration, renderFields, renderTable } from '../output/table.js';
@@ -96,10 +96,11 @@ export class SessionsListCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     io.print(await io.client.sessions(), (s) =>
       renderTable(
-        ['ID', 'TRANSPORT', 'USER', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED', 'REPLICA'],
+        ['ID', 'TRANSPORT', 'REVISION', 'USER', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED', 'REPLICA'],
         s.sessions.map((r) => [
           r.id,
           r.transport_type,
+          r.protocol_version ?? '-',
           r.user_id ?? '-',
           String(r.tool_count),
           formatDuration(r.age_seconds),
@@ -107,6 +108,24 @@ export class SessionsListCommand extends ClientCommand {
           String(r.expired),
           r.replica,
         ]),
+      ),
+    );
+    return EXIT.ok;
+  }
+}
+
+export class ClientsListCommand extends ClientCommand {
+  static override paths = [['clients', 'list']];
+  static override usage = Command.Usage({
+    category: 'Monitoring',
+    description: 'MCP clients seen without a session, protocol 2026-07-28 (GET /clients)',
+  });
+
+  async run(io: Io): Promise<number> {
+    io.print(await io.client.clients(), (c) =>
+      renderTable(
+        ['CLIENT', 'VERSION', 'REVISION', 'USER', 'REQUESTS', 'LAST SEEN', 'REPLICA'],
+        c.clients.map((r) => [r.name, r.version ?? '-', r.protocol_version, r.user_id ?? '-', String(r.requests), r.last_seen, r.replica]),
       ),
     );
     return EXIT.ok;

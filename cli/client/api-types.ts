@@ -11,6 +11,7 @@ export type Batch = Static<typeof api.BatchSchema>;
 export type Backends = Static<typeof api.BackendsSchema>;
 export type Groups = Static<typeof api.GroupsSchema>;
 export type Capabilities = Static<typeof api.CapabilitiesSchema>;
+export type Clients = Static<typeof api.ClientsSchema>;
 export type CapabilitiesQuery = Static<typeof api.CapabilitiesQuerySchema>;
 export type ToolInfo = Static<typeof api.ToolInfoSchema>;
 export type ToolSearch = Static<typeof api.ToolSearchSchema>;

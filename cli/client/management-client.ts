@@ -79,6 +79,7 @@ export class ManagementClient {
   groups = (group?: string) => this.request<T.Groups>('GET', '/groups', { query: { group } });
   capabilities = (query: T.CapabilitiesQuery = {}) => this.request<T.Capabilities>('GET', '/capabilities', { query });
   sessions = () => this.request<T.Sessions>('GET', '/sessions');
+  clients = () => this.request<T.Clients>('GET', '/clients');
   events = (query: T.EventsQuery = {}) => this.request<T.Events>('GET', '/events', { query });
 
   // --- control ---

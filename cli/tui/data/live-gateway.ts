@@ -10,7 +10,7 @@
 import { ServerConnection } from '../../client/server-connection.js';
 import { UnreachableError } from '../../client/errors.js';
 import type { ManagementClient } from '../../client/management-client.js';
-import type { BackendRecord, Capabilities, EventRecord, Health, Plugins, Sessions, Skills, Status } from '../../client/api-types.js';
+import type { BackendRecord, Capabilities, Clients, EventRecord, Health, Plugins, Sessions, Skills, Status } from '../../client/api-types.js';
 
 export interface GatewaySnapshot {
   url: string;
@@ -28,6 +28,8 @@ export interface GatewaySnapshot {
   backends: BackendRecord[];
   capabilities?: Capabilities;
   sessions?: Sessions;
+  /** Clients seen without a session (2026-07-28); absent from a gateway that does not list them. */
+  clients?: Clients;
   skills?: Skills;
   skillsError?: string;
   plugins?: Plugins;
@@ -140,9 +142,10 @@ export class LiveGateway {
     this.dueAt = Infinity;
     this.polling = true;
     try {
-      const [batch, sessions, skills, plugins] = await Promise.all([
+      const [batch, sessions, clients, skills, plugins] = await Promise.all([
         this.client.batch(200),
         this.client.sessions(),
+        settled(this.client.clients()),
         settled(this.client.skills()),
         settled(this.client.plugins()),
       ]);
@@ -158,6 +161,7 @@ export class LiveGateway {
           capabilities: batch.capabilities,
           events: mergeEvents(this.snap.events, batch.events.events),
           sessions,
+          clients: clients.value ?? this.snap.clients,
           skills: skills.value ?? this.snap.skills,
           skillsError: skills.error,
           plugins: plugins.value ?? this.snap.plugins,

@@ -23,7 +23,7 @@ export type Capabilities = Static<typeof Api.CapabilitiesSchema>;
 export type ToolInfo = Capabilities['tools'][number];
 export type PromptInfo = Capabilities['prompts'][number];
 export type ResourceInfo = Capabilities['resources'][number];
-export type SessionRecord = Static<typeof Api.SessionRecordSchema> & { revision?: string | null; client_version?: string | null };
+export type SessionRecord = Static<typeof Api.SessionRecordSchema>;
 export type Sessions = Static<typeof Api.SessionsSchema>;
 export type Batch = Static<typeof Api.BatchSchema>;
 export type PendingTool = Static<typeof Api.PendingToolSchema>;
@@ -39,12 +39,5 @@ export type Audit = Static<typeof Api.AuditSchema>;
 export type Stderr = Static<typeof Api.StderrSchema>;
 export type ErrorBody = Static<typeof Api.ErrorBodySchema>;
 
-/** GET /clients (recent clients without a session), when the gateway has it. */
-export interface RecentClient {
-  name: string;
-  version?: string | null;
-  revision?: string | null;
-  user?: string | null;
-  replica?: string | null;
-  last_seen: string;
-}
+/** GET /clients: recent clients without a session (protocol 2026-07-28). */
+export type RecentClient = Static<typeof Api.ClientRecordSchema>;

@@ -54,8 +54,8 @@ export function SessionsPage() {
             {
               key: 'revision',
               label: 'Revision',
-              value: (s) => s.revision ?? '',
-              render: (s) => (s.revision ? <code>{s.revision}</code> : <span class="muted">—</span>),
+              value: (s) => s.protocol_version ?? '',
+              render: (s) => (s.protocol_version ? <code>{s.protocol_version}</code> : <span class="muted">—</span>),
             },
             { key: 'tools', label: 'Tools', numeric: true, value: (s) => s.tool_count, render: (s) => s.tool_count },
             { key: 'age', label: 'Age', numeric: true, value: (s) => s.age_seconds, render: (s) => duration(s.age_seconds) },
@@ -76,7 +76,7 @@ export function SessionsPage() {
         <Table
           caption="Recent clients"
           rows={clients.data}
-          rowKey={(c) => `${c.name}/${c.version ?? ''}/${c.user ?? ''}/${c.replica ?? ''}`}
+          rowKey={(c) => `${c.name}/${c.version ?? ''}/${c.user_id ?? ''}/${c.replica}`}
           empty={<Empty>No client has called without a session lately.</Empty>}
           initialSort={{ key: 'seen', dir: 'desc' }}
           columns={[
@@ -85,11 +85,12 @@ export function SessionsPage() {
             {
               key: 'revision',
               label: 'Revision',
-              value: (c) => c.revision ?? '',
-              render: (c) => (c.revision ? <code>{c.revision}</code> : <span class="muted">—</span>),
+              value: (c) => c.protocol_version,
+              render: (c) => <code>{c.protocol_version}</code>,
             },
-            { key: 'user', label: 'User', value: (c) => c.user ?? '', render: (c) => c.user ?? <span class="muted">anonymous</span> },
-            { key: 'replica', label: 'Replica', value: (c) => c.replica ?? '', render: (c) => c.replica ?? <span class="muted">—</span> },
+            { key: 'user', label: 'User', value: (c) => c.user_id ?? '', render: (c) => c.user_id ?? <span class="muted">anonymous</span> },
+            { key: 'replica', label: 'Replica', value: (c) => c.replica, render: (c) => c.replica },
+            { key: 'requests', label: 'Requests', numeric: true, value: (c) => c.requests, render: (c) => c.requests },
             { key: 'seen', label: 'Last seen', value: (c) => c.last_seen, render: (c) => <RelTime iso={c.last_seen} /> },
           ]}
         />

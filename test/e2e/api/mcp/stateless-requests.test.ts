@@ -13,6 +13,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '../../../fixtures/spawn.js';
 import { waitFor } from '../../../helpers/wait.js';
+import { CLIENT_BIN, runBin } from '../../../helpers/cli-run.js';
 
 const MODERN = '2026-07-28';
 const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -174,6 +175,10 @@ describe('2026-07-28 clients, served without a session', () => {
     expect(listed.clients).toContainEqual(
       expect.objectContaining({ name: 'audited-client', version: '2.0.0', protocol_version: MODERN, user_id: null, replica: expect.any(String) }),
     );
+    const table = await runBin(CLIENT_BIN, ['-s', h.url, '--no-color', '-o', 'table', 'clients', 'list']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^CLIENT +VERSION +REVISION +USER +REQUESTS/);
+    expect(table.stdout).toMatch(/audited-client +2\.0\.0 +2026-07-28 +- +\d+/);
     await waitFor(() => readFileSync(join(h.dir, 'audit.jsonl'), 'utf8').includes('audited-client'), 'the audit record');
     const record = readFileSync(join(h.dir, 'audit.jsonl'), 'utf8')
       .split('\n')
