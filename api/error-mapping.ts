@@ -42,6 +42,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   too_many_sessions: 503,
   unsupported_media_type: 415,
   not_acceptable: 406,
+  stream_conflict: 409,
   payload_too_large: 413,
   backend_error: 502,
   backend_timeout: 502,
@@ -187,6 +188,16 @@ export interface JsonRpcErrorBody {
  */
 export function jsonRpcErrorBody(code: number, message: string, data?: unknown, id: string | number | null = null): JsonRpcErrorBody {
   return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
+}
+
+/**
+ * A request the transport refuses before any handler sees it (a `_meta` that
+ * is no object, an unknown member: what the SDK would drop unanswered),
+ * answered as that request's error when it has an id (200: an answer), else
+ * at the HTTP level (400).
+ */
+export function requestRefusal(code: number, message: string, id: string | number | null): ProtocolRefusedError {
+  return new ProtocolRefusedError(code, message, undefined, id, id === null ? 400 : 200);
 }
 
 /** An error answered at the HTTP level on an MCP endpoint: its status and JSON-RPC body. */

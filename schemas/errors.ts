@@ -5,6 +5,7 @@
  * place: api/error-mapping.ts.
  */
 import type { DefinitionKind, HoldReason } from './pinning.js';
+import { RpcCode } from './json-rpc-codes.js';
 
 export type ErrorCode =
   | 'unauthorized'
@@ -43,6 +44,7 @@ export type ErrorCode =
   | 'session_store_unavailable'
   | 'unsupported_media_type'
   | 'not_acceptable'
+  | 'stream_conflict'
   | 'payload_too_large'
   | 'rate_limited'
   | 'circuit_open'
@@ -358,5 +360,47 @@ export class ProtocolRefusedError extends GatewayError {
     this.rpcCode = rpcCode;
     this.rpcData = rpcData;
     this.requestId = requestId;
+  }
+}
+
+/**
+ * The errors of the MCP endpoints themselves (the transports and their
+ * routes), before any method runs: each answered at the HTTP level with the
+ * status and JSON-RPC code api/error-mapping.ts gives its code.
+ */
+
+/** No such session here (404, -32001): closed, expired, or never made; the client starts a new one. */
+export class SessionNotFoundError extends GatewayError {
+  constructor(message = 'Session not found') {
+    super('not_found', message);
+  }
+}
+
+/** A message the endpoint cannot take as it is: not JSON-RPC, a bad batch, a second initialize, an id in flight (400, -32600). */
+export class InvalidMessageError extends GatewayError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super('invalid_message', message, details);
+  }
+}
+
+/** The client does not take what the answer would be (406). */
+export class NotAcceptableError extends GatewayError {
+  constructor(message: string) {
+    super('not_acceptable', message);
+  }
+}
+
+/** A second stream where the session may have one (409). */
+export class StreamConflictError extends GatewayError {
+  constructor(message: string) {
+    super('stream_conflict', message);
+  }
+}
+
+/** A request whose id is already in flight in its session (or twice in one batch): -32600 naming it, 400; the one in flight is untouched. */
+export class RequestIdInFlightError extends ProtocolRefusedError {
+  constructor(ids: ReadonlyArray<string | number>, batch: boolean) {
+    const message = `Invalid Request: request id ${ids.map((id) => JSON.stringify(id)).join(', ')} is already in flight in this session`;
+    super(RpcCode.InvalidRequest, message, undefined, batch ? null : (ids[0] ?? null), 400);
   }
 }

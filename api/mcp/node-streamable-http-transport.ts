@@ -51,10 +51,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { LEGACY_PROTOCOL_VERSIONS } from './gateway-capabilities.js';
 import { isRequestMessage, isResponseMessage, serializeMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
-import { jsonRpcErrorBody } from '../error-mapping.js';
-import { RpcCode } from '../../schemas/json-rpc-codes.js';
-import { writeError, writeJson, writeJsonText, writeRpcError } from './http-answers.js';
-import { checkPost, isInitialize, takesPrimingEvents, type Message, type Refusal } from './post-checks.js';
+import { requestRefusal } from '../error-mapping.js';
+import {
+  BadRequestError,
+  InvalidMessageError,
+  NotAcceptableError,
+  RequestIdInFlightError,
+  SessionNotFoundError,
+  StreamConflictError,
+  type GatewayError,
+} from '../../schemas/errors.js';
+import { writeError, writeJsonText } from './http-answers.js';
+import { checkPost, isInitialize, takesPrimingEvents, type Message } from './post-checks.js';
 import { SseStream } from './sse-stream.js';
 import { STANDALONE_STREAM, parseEventId, parseSeq } from './event-id.js';
 import type { ClusterLink, FollowedStream } from './cluster-link.js';
@@ -165,25 +173,21 @@ export class NodeStreamableHttpTransport implements Transport {
    */
   static refuseSessionless(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const checked = checkPost(req, body);
-    if ('refusal' in checked) return writeRefusal(res, checked.refusal);
-    writeJson(res, 400, jsonRpcErrorBody(RpcCode.ServerError, 'Bad Request: no session; the first request must be initialize'));
+    writeError(res, 'refusal' in checked ? checked.refusal : new BadRequestError('Bad Request: no session; the first request must be initialize'));
   }
 
   /** A POST of this session (or the initialize that creates it), with its parsed body. */
   async handlePost(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
+    if (this.closed) return this.refuse(res, new SessionNotFoundError());
     const checked = checkPost(req, body);
-    if ('refusal' in checked) {
-      this.onerror?.(new Error(checked.refusal.message));
-      return writeRefusal(res, checked.refusal);
-    }
+    if ('refusal' in checked) return this.refuse(res, checked.refusal);
     const { batch } = checked;
     let msgs = checked.messages;
 
     const init = msgs.find(isInitialize);
     if (init) {
-      if (this.initialized && this.sessionId !== undefined) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: Server already initialized');
-      if (msgs.length > 1) return this.fail(res, 400, RpcCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed');
+      if (this.initialized && this.sessionId !== undefined) return this.refuse(res, new InvalidMessageError('Invalid Request: Server already initialized'));
+      if (msgs.length > 1) return this.refuse(res, new InvalidMessageError('Invalid Request: Only one initialization request is allowed'));
       this.sessionId = this.opts.sessionIdGenerator();
       this.initialized = true;
       try {
@@ -199,17 +203,17 @@ export class NodeStreamableHttpTransport implements Transport {
       const problem = this.checkSession(req, res);
       if (problem) return;
     }
-    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
+    if (this.closed) return this.refuse(res, new SessionNotFoundError());
 
     const ids: RequestId[] = [];
     for (const m of msgs) if (isRequestMessage(m)) ids.push(m.id as RequestId);
     const duplicates = ids.filter((id, i) => this.streams.has(id) || ids.indexOf(id) !== i);
-    if (duplicates.length > 0) return this.refuseDuplicates(res, duplicates, batch);
+    if (duplicates.length > 0) return this.refuse(res, new RequestIdInFlightError(duplicates, batch));
     const unanswerable = msgs.map(unanswerableReason).find((r) => r !== undefined);
     if (unanswerable !== undefined) {
       // The SDK would drop it silently; no request may go unanswered.
       const id = batch ? null : ((msgs[0]!.id as RequestId | undefined) ?? null);
-      return writeJson(res, id === null ? 400 : 200, { jsonrpc: '2.0', id, error: unanswerable });
+      return writeError(res, requestRefusal(unanswerable.code, unanswerable.message, id));
     }
     if (this.cluster) msgs = this.crossReplicas(msgs);
     if (ids.length === 0) {
@@ -227,9 +231,9 @@ export class NodeStreamableHttpTransport implements Transport {
 
   /** The GET that opens this session's standalone SSE stream, or resumes a stream with `Last-Event-ID`. */
   async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
+    if (this.closed) return this.refuse(res, new SessionNotFoundError());
     if (!req.headers.accept?.includes('text/event-stream')) {
-      return this.fail(res, 406, RpcCode.ServerError, 'Not Acceptable: Client must accept text/event-stream');
+      return this.refuse(res, new NotAcceptableError('Not Acceptable: Client must accept text/event-stream'));
     }
     if (this.checkSession(req, res)) return;
     const last = parseEventId(req.headers['last-event-id']);
@@ -238,7 +242,7 @@ export class NodeStreamableHttpTransport implements Transport {
     if (this.cluster) return this.followStandalone(res, last?.seq, primed);
 
     const stream = this.standalone;
-    if (stream?.attached) return this.fail(res, 409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session');
+    if (stream?.attached) return this.refuse(res, new StreamConflictError('Conflict: Only one SSE stream is allowed per session'));
     clearTimeout(this.standaloneLinger);
     const afterSeq = last ? parseSeq(last.seq) : undefined;
     if (stream && afterSeq !== undefined && stream.canResumeAfter(afterSeq)) return stream.attach(res, afterSeq);
@@ -257,7 +261,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
   /** The DELETE that ends this session. */
   async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.closed) return this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
+    if (this.closed) return this.refuse(res, new SessionNotFoundError());
     if (this.checkSession(req, res)) return;
     try {
       await this.onsessionclosed?.(this.sessionId!);
@@ -294,22 +298,22 @@ export class NodeStreamableHttpTransport implements Transport {
   /** Session and protocol-version checks of every request after initialize; answers and returns true on failure. */
   private checkSession(req: IncomingMessage, res: ServerResponse): boolean {
     if (!this.initialized) {
-      this.fail(res, 400, RpcCode.ServerError, 'Bad Request: Server not initialized');
+      this.refuse(res, new BadRequestError('Bad Request: Server not initialized'));
       return true;
     }
     const id = req.headers['mcp-session-id'];
     if (!id) {
-      this.fail(res, 400, RpcCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
+      this.refuse(res, new BadRequestError('Bad Request: Mcp-Session-Id header is required'));
       return true;
     }
     if (id !== this.sessionId) {
-      this.fail(res, 404, RpcCode.SessionNotFound, 'Session not found');
+      this.refuse(res, new SessionNotFoundError());
       return true;
     }
     const version = req.headers['mcp-protocol-version'];
     if (version !== undefined && !LEGACY_PROTOCOL_VERSIONS.includes(String(version))) {
       const message = `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${LEGACY_PROTOCOL_VERSIONS.join(', ')})`;
-      this.fail(res, 400, RpcCode.ServerError, message);
+      this.refuse(res, new BadRequestError(message));
       return true;
     }
     return false;
@@ -355,7 +359,7 @@ export class NodeStreamableHttpTransport implements Transport {
     this.closed = true;
     for (const stream of new Set(this.streams.values())) {
       this.finish(stream);
-      if (!stream.sse && !stream.res.headersSent) writeJson(stream.res, 404, jsonRpcErrorBody(RpcCode.SessionNotFound, 'Session closed'));
+      if (!stream.sse && !stream.res.headersSent) writeError(stream.res, new SessionNotFoundError('Session closed'));
       else if (!stream.sse) stream.res.end();
     }
     this.streams.clear();
@@ -445,16 +449,16 @@ export class NodeStreamableHttpTransport implements Transport {
       return;
     }
     if (!local && this.cluster && (await this.cluster.resume(this.sessionId!, streamId, seq, res, this.sessionHeaders()))) return;
-    this.fail(
+    this.refuse(
       res,
-      400,
-      RpcCode.ServerError,
-      `Bad Request: Last-Event-ID ${streamId}/${seq} names no stream of this session that can be resumed (unknown, or older than the replay window)`,
+      new BadRequestError(
+        `Bad Request: Last-Event-ID ${streamId}/${seq} names no stream of this session that can be resumed (unknown, or older than the replay window)`,
+      ),
     );
   }
 
   private async followStandalone(res: ServerResponse, afterId: string | undefined, primed: boolean): Promise<void> {
-    if (this.followed) return this.fail(res, 409, RpcCode.ServerError, 'Conflict: Only one SSE stream is allowed per session');
+    if (this.followed) return this.refuse(res, new StreamConflictError('Conflict: Only one SSE stream is allowed per session'));
     this.followed = 'opening';
     try {
       const followed = await this.cluster!.openStandalone(this.sessionId!, res, {
@@ -510,17 +514,6 @@ export class NodeStreamableHttpTransport implements Transport {
     return message;
   }
 
-  /**
-   * A request id already in flight in this session (or twice in one batch):
-   * refused with -32600 naming it; the request already in flight is untouched.
-   */
-  private refuseDuplicates(res: ServerResponse, ids: RequestId[], batch: boolean): void {
-    const message = `Invalid Request: request id ${ids.map((id) => JSON.stringify(id)).join(', ')} is already in flight in this session`;
-    this.onerror?.(new Error(message));
-    const body = { jsonrpc: '2.0', id: batch ? null : ids[0], error: { code: RpcCode.InvalidRequest, message } };
-    writeJson(res, 400, body);
-  }
-
   private sessionHeaders(): Record<string, string> {
     return this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId };
   }
@@ -529,12 +522,9 @@ export class NodeStreamableHttpTransport implements Transport {
     return { keepMs: this.replayMs, keepAliveMs: this.keepAliveMs, headers: () => this.sessionHeaders(), mirror };
   }
 
-  private fail(res: ServerResponse, status: number, code: number, message: string): void {
-    this.onerror?.(new Error(message));
-    writeRpcError(res, status, code, message);
+  /** Answers a request this transport refuses (the status and JSON-RPC code are the error's: api/error-mapping.ts). */
+  private refuse(res: ServerResponse, err: GatewayError): void {
+    this.onerror?.(err);
+    writeError(res, err);
   }
-}
-
-function writeRefusal(res: ServerResponse, r: Refusal): void {
-  writeRpcError(res, r.status, r.code, r.message);
 }

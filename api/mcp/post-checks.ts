@@ -4,39 +4,33 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { isJsonRpcMessage, mediaType } from '../../runtime/transports/json-rpc.js';
-import { RpcCode } from '../../schemas/json-rpc-codes.js';
+import { GatewayError, InvalidMessageError, NotAcceptableError } from '../../schemas/errors.js';
+import { invalidJson } from '../error-mapping.js';
 
 export type Message = Record<string, unknown>;
-
-/** Why a POST is refused before any message reaches the session: an HTTP status and a JSON-RPC error. */
-export interface Refusal {
-  status: number;
-  code: number;
-  message: string;
-}
 
 export const MAX_BATCH_SIZE = 100;
 
 /** A POST's answer may be JSON or an SSE stream: the client must take both (406 otherwise). */
-export function checkAccept(req: IncomingMessage): Refusal | undefined {
+export function checkAccept(req: IncomingMessage): NotAcceptableError | undefined {
   const accept = req.headers.accept;
   if (accept?.includes('application/json') && accept.includes('text/event-stream')) return undefined;
-  return { status: 406, code: RpcCode.ServerError, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
+  return new NotAcceptableError('Not Acceptable: Client must accept both application/json and text/event-stream');
 }
 
-export function checkPost(req: IncomingMessage, body: unknown): { messages: Message[]; batch: boolean } | { refusal: Refusal } {
-  const refuse = (status: number, code: number, message: string) => ({ refusal: { status, code, message } });
+/** The messages of a POST, or the typed error that refuses it. */
+export function checkPost(req: IncomingMessage, body: unknown): { messages: Message[]; batch: boolean } | { refusal: GatewayError } {
   const notAcceptable = checkAccept(req);
   if (notAcceptable) return { refusal: notAcceptable };
   if (mediaType(req.headers['content-type']) !== 'application/json') {
-    return refuse(415, RpcCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
+    return { refusal: new GatewayError('unsupported_media_type', 'Unsupported Media Type: Content-Type must be application/json') };
   }
-  if (body === undefined) return refuse(400, RpcCode.ParseError, 'Parse error: Invalid JSON');
+  if (body === undefined) return { refusal: invalidJson('no body') };
   const batch = Array.isArray(body);
-  if (batch && body.length === 0) return refuse(400, RpcCode.InvalidRequest, 'Invalid Request: empty batch');
-  if (batch && body.length > MAX_BATCH_SIZE) return refuse(400, RpcCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  if (batch && body.length === 0) return { refusal: new InvalidMessageError('Invalid Request: empty batch') };
+  if (batch && body.length > MAX_BATCH_SIZE) return { refusal: new InvalidMessageError(`Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`) };
   const messages = (batch ? body : [body]) as unknown[];
-  if (!messages.every(isJsonRpcMessage)) return refuse(400, RpcCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message');
+  if (!messages.every(isJsonRpcMessage)) return { refusal: new InvalidMessageError('Invalid Request: not a JSON-RPC 2.0 message') };
   return { messages: messages as unknown as Message[], batch };
 }
 

@@ -5,8 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { GatewayError } from '../../schemas/errors.js';
-import { RpcCode } from '../../schemas/json-rpc-codes.js';
+import { GatewayError, InvalidMessageError, ProtocolRefusedError, RequestIdInFlightError, SessionNotFoundError } from '../../schemas/errors.js';
 import { isJsonRpcMessage, isRequestMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
 import { ClientSession } from './client-session.js';
 import { createSessionServer } from './session-server.js';
@@ -41,23 +40,15 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     // The session store is the one table of sessions; a /mcp session id is unknown here.
     const session = id ? ctx.sessions.get(id) : undefined;
     const transport = session?.transport;
-    if (!(transport instanceof SseServerTransport)) throw new GatewayError('not_found', `Session not found: ${id ?? '(none)'}`);
+    if (!(transport instanceof SseServerTransport)) throw new SessionNotFoundError(`Session not found: ${id ?? '(none)'}`);
     claimSession(req, session!);
     const body = req.body;
-    if (!isJsonRpcMessage(body)) throw new GatewayError('invalid_message', 'Invalid Request: the body is not a JSON-RPC 2.0 message');
+    if (!isJsonRpcMessage(body)) throw new InvalidMessageError('Invalid Request: the body is not a JSON-RPC 2.0 message');
     const message = body as Record<string, unknown>;
     const unanswerable = unanswerableReason(message);
-    if (unanswerable !== undefined) {
-      // The SDK would drop it silently; no request may go unanswered.
-      return reply.code(400).send({ jsonrpc: '2.0', id: message.id ?? null, error: unanswerable });
-    }
-    if (isRequestMessage(message)) {
-      const requestId = message.id as RequestId;
-      if (transport.inFlight.has(requestId)) {
-        const text = `Invalid Request: request id ${JSON.stringify(requestId)} is already in flight in this session`;
-        return reply.code(400).send({ jsonrpc: '2.0', id: requestId, error: { code: RpcCode.InvalidRequest, message: text } });
-      }
-    }
+    // The SDK would drop it silently; no request may go unanswered. (On /sse answers travel on the stream: a refusal here is HTTP 400.)
+    if (unanswerable !== undefined) throw new ProtocolRefusedError(unanswerable.code, unanswerable.message, undefined, (message.id as RequestId) ?? null, 400);
+    if (isRequestMessage(message) && transport.inFlight.has(message.id as RequestId)) throw new RequestIdInFlightError([message.id as RequestId], false);
     session!.touch();
     transport.receive(body as JSONRPCMessage);
     return reply.code(202).type('text/plain').send('Accepted');
