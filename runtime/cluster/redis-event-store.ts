@@ -70,45 +70,66 @@ export class RedisEventStore {
   /**
    * Follows a stream: the events after `afterId` (none when undefined: only
    * what comes from now on), then each new one, in order and never twice.
+   * After a gap in the subscription (the subscriber reconnected) what was
+   * appended meanwhile is read from the stream before what comes live.
    * Undefined (nothing delivered) when `afterId` is given and the stream is
    * not kept any more.
    */
   async follow(sessionId: string, stream: string, afterId: string | undefined, onEvent: (e: StreamEvent) => void): Promise<(() => void) | undefined> {
     const key = this.keys.events(sessionId, stream);
+    // Without an id to start after, a catch-up starts at the time following began (ids of Redis' own numbering are times).
     let last = afterId;
-    let replaying = true;
+    const since = `${Date.now()}-0`;
+    // With an id to start after, live events wait until what is kept after it has been read.
+    let reading = afterId !== undefined;
     const buffered: StreamEvent[] = [];
     const deliver = (e: StreamEvent) => {
       if (last !== undefined && compareIds(e.id, last) <= 0) return;
       last = e.id;
       onEvent(e);
     };
-    const stop = await storeCall(this.log, 'follow stream', () =>
+    /** Reads what is kept after the last event delivered, holding back the live ones meanwhile; false when the stream is gone. */
+    const read = async (): Promise<boolean> => {
+      reading = true;
+      try {
+        const [entries, exists] = await Promise.all([this.redis.xrange(key, `(${last ?? since}`, '+'), this.redis.exists(key)]);
+        for (const [id, fields] of entries) deliver({ id, payload: fields[1] ?? '' });
+        return exists === 1;
+      } finally {
+        reading = false;
+        for (const e of buffered.splice(0)) deliver(e);
+      }
+    };
+    const stopListening = await storeCall(this.log, 'follow stream', () =>
       this.bus.listen(key, (raw) => {
         const cut = raw.indexOf(' ');
         const e = { id: raw.slice(0, cut), payload: raw.slice(cut + 1) };
-        if (replaying) buffered.push(e);
+        if (reading) buffered.push(e);
         else deliver(e);
       }),
     );
+    let catchingUp = Promise.resolve();
+    const stopCatchingUp = this.bus.onResubscribed(() => {
+      catchingUp = catchingUp.then(() =>
+        read().then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
+    });
+    const stop = () => {
+      stopCatchingUp();
+      stopListening();
+    };
+    if (afterId === undefined) return stop;
     try {
-      if (afterId !== undefined) {
-        const [entries, exists] = await storeCall(this.log, 'read stream', () =>
-          Promise.all([this.redis.xrange(key, `(${afterId}`, '+'), this.redis.exists(key)]),
-        );
-        if (exists === 0) {
-          stop();
-          return undefined;
-        }
-        for (const [id, fields] of entries) deliver({ id, payload: fields[1] ?? '' });
-      }
-      replaying = false;
-      for (const e of buffered.splice(0)) deliver(e);
-      return stop;
+      if (await storeCall(this.log, 'read stream', read)) return stop;
     } catch (err) {
       stop();
       throw err;
     }
+    stop();
+    return undefined;
   }
 }
 

@@ -61,14 +61,16 @@ ${servers}
 
   /**
    * Resolves once `count` different replicas answered through the balancer
-   * (each passed its first health check): asks each one's id in turn.
+   * (each passed its first health check): asks each one's id in turn (with
+   * the management token, when the replicas have one).
    */
-  async allUp(count: number, timeoutMs = 20_000): Promise<void> {
+  async allUp(count: number, timeoutMs = 20_000, managementToken?: string): Promise<void> {
     const seen = new Set<string>();
     const deadline = Date.now() + timeoutMs;
+    const headers: Record<string, string> = managementToken ? { authorization: `Bearer ${managementToken}` } : {};
     while (seen.size < count) {
       if (Date.now() > deadline) throw new Error(`only ${seen.size} of ${count} replicas answered through haproxy:\n${this.output}`);
-      const res = await fetch(`${this.url}/manage/v1/status`).catch(() => undefined);
+      const res = await fetch(`${this.url}/manage/v1/status`, { headers }).catch(() => undefined);
       const body = res?.ok ? ((await res.json()) as { replica?: { id?: string } }) : undefined;
       if (body?.replica?.id) seen.add(body.replica.id);
       else await new Promise((r) => setTimeout(r, 100));
