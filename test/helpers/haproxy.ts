@@ -31,6 +31,8 @@ defaults
   timeout client 120s
   timeout server 120s
   timeout http-request 10s
+  # A check waits this long for its answer (else it would wait only \`inter\`): a slow machine is not a down replica.
+  timeout check 2s
 frontend gateway
   bind 127.0.0.1:${port}
   default_backend replicas
