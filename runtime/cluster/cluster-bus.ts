@@ -25,6 +25,7 @@ export class ClusterBus {
   /** Who waits for a channel to be confirmed, now or once the connection is back. */
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly resubscribedListeners = new Set<() => void>();
+  private readonly lostListeners = new Set<() => void>();
 
   constructor(
     private readonly subscriber: Redis,
@@ -40,7 +41,10 @@ export class ClusterBus {
         }
       }
     });
-    subscriber.on('close', () => this.confirmed.clear());
+    subscriber.on('close', () => {
+      this.confirmed.clear();
+      notify(this.lostListeners, this.log);
+    });
     subscriber.on('ready', () => void this.subscribeAll());
   }
 
@@ -90,6 +94,12 @@ export class ClusterBus {
     });
   }
 
+  /** Told when the subscriber connection drops: from now on nothing published is heard, until `onResubscribed`. */
+  onLost(listener: () => void): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
+  }
+
   /** Told after every channel was subscribed again on a new connection: what was published meanwhile is lost. */
   onResubscribed(listener: () => void): () => void {
     this.resubscribedListeners.add(listener);
@@ -129,13 +139,7 @@ export class ClusterBus {
     const gone = channels.filter((c) => !this.handlers.has(c));
     if (gone.length > 0) this.subscriber.unsubscribe(...gone).catch(() => undefined);
     this.confirm(channels.filter((c) => this.handlers.has(c)));
-    for (const listener of this.resubscribedListeners) {
-      try {
-        listener();
-      } catch (err) {
-        this.log.warn({ err }, 'a cluster resubscription listener failed');
-      }
-    }
+    notify(this.resubscribedListeners, this.log);
   }
 
   private confirm(channels: string[]): void {
@@ -145,6 +149,16 @@ export class ClusterBus {
       const waiters = this.waiting.get(channel);
       this.waiting.delete(channel);
       for (const resolve of waiters ?? []) resolve();
+    }
+  }
+}
+
+function notify(listeners: ReadonlySet<() => void>, log: Logger): void {
+  for (const listener of listeners) {
+    try {
+      listener();
+    } catch (err) {
+      log.warn({ err }, 'a cluster connection listener failed');
     }
   }
 }

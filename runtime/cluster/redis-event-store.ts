@@ -80,45 +80,51 @@ export class RedisEventStore {
     // Without an id to start after, a catch-up starts at the time following began (ids of Redis' own numbering are times).
     let last = afterId;
     const since = `${Date.now()}-0`;
-    // With an id to start after, live events wait until what is kept after it has been read.
-    let reading = afterId !== undefined;
-    const buffered: StreamEvent[] = [];
+    // Live events wait while a read is due: with an id to start after, and from a lost connection until the read after it.
+    let gap = false;
+    let holding = afterId !== undefined;
+    const held: StreamEvent[] = [];
     const deliver = (e: StreamEvent) => {
       if (last !== undefined && compareIds(e.id, last) <= 0) return;
       last = e.id;
       onEvent(e);
     };
-    /** Reads what is kept after the last event delivered, holding back the live ones meanwhile; false when the stream is gone. */
-    const read = async (): Promise<boolean> => {
-      reading = true;
-      try {
-        const [entries, exists] = await Promise.all([this.redis.xrange(key, `(${last ?? since}`, '+'), this.redis.exists(key)]);
-        for (const [id, fields] of entries) deliver({ id, payload: fields[1] ?? '' });
-        return exists === 1;
-      } finally {
-        reading = false;
-        for (const e of buffered.splice(0)) deliver(e);
-      }
+    /** Reads what is kept after the last event delivered, then what waited; false when the stream is gone. One at a time. */
+    let reads: Promise<unknown> = Promise.resolve();
+    const read = (): Promise<boolean> => {
+      const run = reads.then(async () => {
+        holding = true;
+        try {
+          const [entries, exists] = await Promise.all([this.redis.xrange(key, `(${last ?? since}`, '+'), this.redis.exists(key)]);
+          for (const [id, fields] of entries) deliver({ id, payload: fields[1] ?? '' });
+          return exists === 1;
+        } finally {
+          holding = gap;
+          if (!holding) for (const e of held.splice(0)) deliver(e);
+        }
+      });
+      reads = run.catch(() => undefined);
+      return run;
     };
     const stopListening = await storeCall(this.log, 'follow stream', () =>
       this.bus.listen(key, (raw) => {
         const cut = raw.indexOf(' ');
         const e = { id: raw.slice(0, cut), payload: raw.slice(cut + 1) };
-        if (reading) buffered.push(e);
+        if (holding) held.push(e);
         else deliver(e);
       }),
     );
-    let catchingUp = Promise.resolve();
-    const stopCatchingUp = this.bus.onResubscribed(() => {
-      catchingUp = catchingUp.then(() =>
-        read().then(
-          () => undefined,
-          () => undefined,
-        ),
-      );
+    const stopLost = this.bus.onLost(() => {
+      gap = true;
+      holding = true;
+    });
+    const stopResubscribed = this.bus.onResubscribed(() => {
+      gap = false;
+      read().catch(() => undefined);
     });
     const stop = () => {
-      stopCatchingUp();
+      stopLost();
+      stopResubscribed();
       stopListening();
     };
     if (afterId === undefined) return stop;
