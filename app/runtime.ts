@@ -25,6 +25,7 @@ import { InFlightCalls } from '../runtime/routing/in-flight-calls.js';
 import type { Interceptor } from '../runtime/routing/operation.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
 import { Router } from '../runtime/routing/router.js';
+import type { FirstConnects } from '../runtime/routing/first-connects.js';
 import { ToolOptimizer } from '../runtime/optimizer/tool-optimizer.js';
 import { optimizerSettingsOf } from '../runtime/optimizer/settings.js';
 import { SubscriptionIndex } from '../runtime/routing/subscription-index.js';
@@ -61,14 +62,20 @@ export interface Runtime {
   replicaId: string;
   /** With `sessions.store: redis`: this replica's part of the cluster, the link sessions' transports use, the table. */
   shared?: SharedSessions;
-  /** Set by a graceful shutdown with shared sessions: the replica drains (no new session or stream; not ready). */
-  drain: { retryS?: number };
+  /**
+   * Set by a graceful shutdown with shared sessions: `stopping` at once (not
+   * ready, still serving everything), then `retryS` (no new session or
+   * stream: come back in this many seconds, to another replica).
+   */
+  drain: { stopping: boolean; retryS?: number };
   /** The plugin chain's plugins (`plugins:`); a reload rebuilds the chain. */
   plugins: PluginSet;
   /** Who a client is (`incoming_auth`) and what it may use (`authorization`). */
   incomingAuth: IncomingAuth;
   access: AccessControl;
   fanout: ClientFanout;
+  /** Backends still in their first connect: lists wait for them (bounded), and so does a name none serves yet. */
+  firstConnects: FirstConnects;
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -130,7 +137,7 @@ export async function buildRuntime(
   pins.on('changed', () => serving.refresh());
 
   // Routing: every client operation, checked against the policies, through audit and telemetry, and tool calls, prompts and reads through the plugins.
-  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase, access);
+  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase, access, controller.firstConnects);
   router.setInterceptors(interceptors(config.audit.enabled, o));
   await plugins.apply(config.plugins);
   router.setPlugins(plugins.chain);
@@ -163,11 +170,12 @@ export async function buildRuntime(
     replayMs: config.sessions.replay_s * 1000,
     replicaId: replica,
     shared,
-    drain: {},
+    drain: { stopping: false },
     plugins,
     incomingAuth,
     access,
     fanout,
+    firstConnects: controller.firstConnects,
   };
 }
 

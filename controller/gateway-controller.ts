@@ -23,6 +23,7 @@ import type { HealthProber } from './health/health-prober.js';
 import { ControlLoop, type LoopPolicy, type ReconnectResult } from './loop/control-loop.js';
 import type { ContainerManagerPort } from './loop/container-step.js';
 import type { EventBus } from './event-bus.js';
+import { FirstConnectTracker } from './status/first-connect-tracker.js';
 
 export type ServiceState = 'starting' | 'running' | 'shutting_down' | 'stopped';
 
@@ -62,6 +63,8 @@ export class GatewayController {
   private reloading: Promise<unknown> | undefined;
   private readonly configListeners = new Set<(config: GatewayConfig) => void | Promise<void>>();
   private readonly serving: ServingBackends;
+  /** The start-up config's backends still in their first connect attempt (the router waits for them; not ready until none is). */
+  readonly firstConnects: FirstConnectTracker;
 
   constructor(d: GatewayControllerDeps) {
     this.loaded = d.loaded;
@@ -70,6 +73,7 @@ export class GatewayController {
     this.resolveSecrets = d.resolveSecrets;
     this.serving = d.serving;
     this.circuitOf = d.circuitOf ?? (() => null);
+    this.firstConnects = new FirstConnectTracker(d.status.view, d.desired, () => this.config.controller.first_connect_wait_s * 1000);
     this.loop = new ControlLoop({
       desired: d.desired,
       status: d.status,

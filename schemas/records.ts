@@ -90,6 +90,7 @@ export const STAGES = [
   'circuit_closed',
   'authorization_required',
   'store_unavailable',
+  'store_degraded',
   'store_recovered',
   'tool_definition_changed',
   'tool_quarantined',

@@ -32,6 +32,7 @@ import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH } from '../../runtime/transports/passthrough-schema.js';
 import type { SharedSessionState } from './shared-session-state.js';
 import type { AccessControl } from '../../runtime/access/access-control.js';
+import { listAfterFirstConnects, type FirstConnects } from '../../runtime/routing/first-connects.js';
 
 export interface SessionServerDeps {
   router: Router;
@@ -44,6 +45,8 @@ export interface SessionServerDeps {
   shared?: SharedSessionState;
   /** What each caller may see and use (`authorization`). */
   access: AccessControl;
+  /** Backends still in their first connect: a list waits for them (bounded). */
+  firstConnects: FirstConnects;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -73,7 +76,7 @@ export function createSessionServer(deps: SessionServerDeps, session: ClientSess
   server.fallbackRequestHandler = async (request, extra) => {
     const signal = session.begin(request.id, extra.signal);
     try {
-      return await handle(deps, session, request, { ...extra, signal });
+      return await listAfterFirstConnects(deps.firstConnects, request.method, () => handle(deps, session, request, { ...extra, signal }));
     } catch (err) {
       throw toJsonRpcError(signal.aborted ? new RequestCancelledError(abortReasonText(signal.reason)) : err);
     } finally {

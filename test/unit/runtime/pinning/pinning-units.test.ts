@@ -223,7 +223,11 @@ function sharedStore() {
       },
     };
   };
-  return { view, data: () => data, saves: () => saves };
+  /** Every view hears "anything may have changed", as after the store was out of reach. */
+  const announce = () => {
+    for (const v of views) v.changed?.();
+  };
+  return { view, data: () => data, saves: () => saves, announce };
 }
 
 const changedOnce = (pins: DefinitionPins) => new Promise<void>((resolve) => pins.once('changed', resolve));
@@ -256,6 +260,37 @@ describe('pins shared by replicas', () => {
     await b.approve('fx', 'tool', 'x', 'fx_x', waiting.hash);
     await heard;
     expect(holdsOf(a.review('fx', offer(tool('x', { description: 'new' }))))).toEqual({});
+  });
+
+  it("a store out of reach at start: nothing is pinned afresh or served unchecked until it is read, then the pins are the cluster's", async () => {
+    const shared = sharedStore();
+    const first = (await pinsOf(shared.view(), { mode: 'warn' })).pins;
+    first.review('fx', offer(tool('x', { description: 'pinned by the cluster' })), {});
+    await first.flushed();
+    const saves = shared.saves();
+
+    let reachable = false;
+    const view = shared.view();
+    const { pins, held } = await pinsOf({
+      ...view,
+      reachable: async () => reachable,
+      load: async () => (reachable ? view.load() : Promise.reject(new Error('out of reach'))),
+    });
+    expect(pins.isRead).toBe(false);
+    // Offered something else meanwhile: held back, told nothing, saved nothing.
+    expect(holdsOf(pins.review('fx', offer(tool('x', { description: 'something else' })), {}))).toEqual({ x: { reason: 'new', quarantined: true } });
+    await pins.flushed();
+    expect(held).toEqual([]);
+    expect(shared.saves()).toBe(saves);
+
+    // The store says it is reachable (the Redis store does when its connection is ready): read, then reviewed against it.
+    reachable = true;
+    const changed = changedOnce(pins);
+    shared.announce();
+    await pins.whenRead();
+    await changed;
+    expect(pins.isRead).toBe(true);
+    expect(holdsOf(pins.review('fx', offer(tool('x', { description: 'something else' }))))).toEqual({ x: { reason: 'changed', quarantined: false } });
   });
 });
 
