@@ -25,7 +25,7 @@ import { errorMessage } from '../observability/failure.js';
 import { createBuiltin } from './builtins/index.js';
 import { CircuitBreaker } from './builtins/circuit-breaker.js';
 import { MemoryRateCounterStore, type RateCounterStore } from './builtins/rate-counter-store.js';
-import { callMatcher } from './conditions.js';
+import { backendMatcher, callMatcher } from './conditions.js';
 import { newCounters, type PluginCounters } from './counters.js';
 import { importOwnModule, ownPlugin } from './own-plugin.js';
 import type { Plugin } from './plugin.js';
@@ -161,6 +161,7 @@ export class PluginSet {
         plugin,
         counters: loaded.counters,
         applies: callMatcher(entry.conditions, plugin.methods),
+        hears: backendMatcher(entry.conditions),
       });
     }
     return links.length === 0 ? undefined : new PluginChain(links, this.deps.log);
