@@ -26,7 +26,8 @@ import type { JsonObject } from '../routing/caller.js';
 import type { CallResult, Plugin, PluginCall, Report } from './plugin.js';
 import { count, type PluginCounters } from './counters.js';
 import { isBlock } from './blocks.js';
-import { HookTimeout, withTimeout } from './timeout.js';
+import { withTimeout } from './timeout.js';
+import { failureReason } from './plugin-failures.js';
 
 export interface ChainLink {
   readonly name: string;
@@ -45,13 +46,6 @@ export type Forward = (args: JsonObject) => Promise<CallResult>;
 
 /** A hook's failure or block that its mode lets the call survive. */
 const IGNORED = Symbol('ignored');
-
-/** The failure of a plugin that did not load, each time it would have run (execution mode `enforce`). */
-export class PluginNotLoadedError extends Error {
-  constructor(why: string) {
-    super(`it did not load: ${why}`);
-  }
-}
 
 export class PluginChain {
   constructor(
@@ -124,11 +118,17 @@ export class PluginChain {
     return out === IGNORED ? err : out;
   }
 
-  /** Runs one hook; a hook that returns a promise gets the plugin's timeout (a synchronous one needs no timer). */
+  /**
+   * Runs one hook; a hook that returns a promise gets the plugin's timeout
+   * (a synchronous one needs no timer), and the plugin is told when the
+   * chain gives up on it (a plugin of your own ends its worker).
+   */
   private async guard<T>(link: ChainLink, call: PluginCall, report: Report, hook: () => T | Promise<T>): Promise<T | typeof IGNORED> {
     try {
       const out = hook();
-      return isPromise(out) ? await withTimeout(out, link.timeoutMs) : out;
+      if (!isPromise(out)) return out;
+      const { plugin, timeoutMs } = link;
+      return await withTimeout(out, timeoutMs, 'the hook', plugin.abandon && (() => plugin.abandon!(out, timeoutMs)));
     } catch (err) {
       return this.settle(link, where(link, call), report, err);
     }
@@ -169,7 +169,7 @@ export class PluginChain {
       this.log.warn({ ...at, error: err.code }, `plugin ${link.name} would block this call (permissive): ${err.message}`);
       return IGNORED;
     }
-    const reason = err instanceof HookTimeout ? 'timeout' : err instanceof PluginNotLoadedError ? 'not_loaded' : 'threw';
+    const reason = failureReason(err);
     report({ action: 'error', reason, error_type: errorType(err) });
     this.log.warn({ ...at, reason, mode: link.mode }, `plugin ${link.name} failed: ${errorMessage(err)}`);
     if (link.mode === 'enforce') throw new PluginFailedError(link.name, errorMessage(err));

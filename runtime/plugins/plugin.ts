@@ -58,4 +58,10 @@ export interface Plugin {
   notification?(backend: string, notification: Notification, report: Report): Notification;
   /** On graceful shutdown and when a reload removes it. */
   unload?(): void | Promise<void>;
+  /**
+   * Nobody waits any longer for this promise a hook (or `unload`) returned:
+   * it took longer than the plugin's `timeout_s` (`afterMs`). A plugin that
+   * can stop the work does (a plugin of your own ends its worker).
+   */
+  abandon?(pending: Promise<unknown>, afterMs: number): void;
 }
