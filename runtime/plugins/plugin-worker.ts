@@ -137,8 +137,14 @@ export class PluginWorker {
     const id = this.nextId++;
     const reply = new Promise<HookReply>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     const { port } = running;
+    try {
+      port.postMessage({ id, ...request });
+    } catch (err) {
+      // Nothing to clone it with (a value that is no plain data): the hook never ran.
+      this.waiting.delete(id);
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     port.ref();
-    port.postMessage({ id, ...request });
     if (signal === undefined) return reply;
     const cancel = () => port.postMessage({ cancel: id });
     if (signal.aborted) cancel();
