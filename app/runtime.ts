@@ -29,6 +29,7 @@ import type { FirstConnects } from '../runtime/routing/first-connects.js';
 import { ToolOptimizer } from '../runtime/optimizer/tool-optimizer.js';
 import { optimizerSettingsOf } from '../runtime/optimizer/settings.js';
 import { SubscriptionIndex } from '../runtime/routing/subscription-index.js';
+import { GuardedRelay } from '../runtime/plugins/guarded-relay.js';
 import { PluginSet } from '../runtime/plugins/plugin-set.js';
 import { SkillManager } from '../runtime/skills/skill-manager.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
@@ -124,11 +125,13 @@ export async function buildRuntime(
   const inFlight = new InFlightCalls();
   // Outgoing OAuth: tokens per backend in <state>/tokens, flows started by POST /reauth.
   const auth = new BackendAuthManager({ log: o.logger.child({ component: 'oauth' }), redactor });
-  const serving = new ServingBackends(desired, new BackendTraffic(inFlight, fanout), o.logger.child({ component: 'backend' }), auth);
   // The plugin chain: its circuit breakers' states show in the backend records, their openings and closings as events.
   // With shared sessions, rate_limiter counts in Redis too: its limits hold for the cluster.
   const rateStore = shared && ((limiter: string) => shared.cluster.rateCounters(limiter));
   const plugins = new PluginSet({ log: o.logger.child({ component: 'plugins' }), events: (e) => o.events.emit(e), rateStore });
+  // What backends tell clients (log messages) passes the plugin chain first, as their results do.
+  const traffic = new BackendTraffic(inFlight, new GuardedRelay(fanout, () => plugins.chain));
+  const serving = new ServingBackends(desired, traffic, o.logger.child({ component: 'backend' }), auth);
   const circuitOf = (backend: string) => plugins.circuitOf(backend);
   const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers, circuitOf });
   // Trust on first use for definitions: checked each time the route table is built (a catalog changed), never per call.

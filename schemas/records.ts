@@ -88,6 +88,7 @@ export const STAGES = [
   'reauth_failed',
   'circuit_opened',
   'circuit_closed',
+  'plugin_timed_out',
   'authorization_required',
   'store_unavailable',
   'store_degraded',
