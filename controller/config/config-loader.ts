@@ -27,6 +27,7 @@ import { sessionStoreProblems } from './session-store-check.js';
 import { nameProblems } from './name-checks.js';
 import { pluginProblems } from './plugin-checks.js';
 import { accessProblems } from './access-checks.js';
+import { choiceMessage, foldChoiceUnions } from './choice-errors.js';
 import { RESOURCE_PATTERN, RESOURCE_PATTERN_HINT } from '../../schemas/access-config.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
@@ -148,7 +149,8 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
   const withoutBackends = { ...cfg };
   delete withoutBackends.backends;
   // An `if` error (a plugin's settings failed its `then`) only repeats the errors inside it.
-  if (!validateConfig(withoutBackends)) problems.push(...validateConfig.errors!.filter((e) => e.keyword !== 'if').map((e) => toProblem(e, '')));
+  if (!validateConfig(withoutBackends))
+    problems.push(...foldChoiceUnions(validateConfig.errors!.filter((e) => e.keyword !== 'if')).map((e) => toProblem(e, '')));
   Object.assign(cfg, withoutBackends, { backends });
   if (backends === undefined || backends === null) {
     cfg.backends = {};
@@ -182,7 +184,7 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
       continue;
     }
     const validate = validateBackendByType[type as BackendType];
-    if (!validate(spec)) problems.push(...validate.errors!.map((e) => toProblem(e, base, type as BackendType)));
+    if (!validate(spec)) problems.push(...foldChoiceUnions(validate.errors!).map((e) => toProblem(e, base, type as BackendType)));
     else problems.push(...clientKeyProblems(name, spec as BackendSpec));
   }
   return problems;
@@ -247,7 +249,8 @@ function toProblem(e: ErrorObject, base: string, backendType?: BackendType): Con
     if (backendType && e.instancePath === '') message += otherTransportHint(key, backendType);
   } else if (e.keyword === 'required') message = 'is required';
   else if (e.keyword === 'pattern') message = patternMessage(String(e.params.pattern), e.data) ?? message;
-  else if (e.keyword === 'enum' || e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)}`;
+  else if (e.keyword === 'enum') message = choiceMessage(e.params.allowedValues as unknown[], e.data);
+  else if (e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValue)}`;
   else if (e.keyword === 'anyOf') message = 'has a value that is not one of the allowed choices';
   return { path, message };
 }
