@@ -44,7 +44,10 @@ describe('start-up and readiness', () => {
       }),
     );
     try {
-      const r = await runBin(GATEWAY_BIN, ['server', '--config', config, '--port', String(port)], { env: { GATEWAY_STATE_DIR: join(dir, 'state') } });
+      // For a person (JSON off a terminal is tested in test/e2e/cli/cli-gateway.test.ts).
+      const r = await runBin(GATEWAY_BIN, ['server', '--config', config, '--port', String(port), '--log-format', 'pretty'], {
+        env: { GATEWAY_STATE_DIR: join(dir, 'state') },
+      });
       expect(r.code).toBe(1);
       expect(r.stderr.trim().split('\n')).toEqual([`cannot listen on 127.0.0.1:${port}: address in use`]);
       expect(r.stdout).not.toMatch(/listening/i);
