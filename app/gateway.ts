@@ -28,8 +28,6 @@ import { listen, type Listening, type ListenOptions } from './listen.js';
 /** What a draining replica tells clients: reconnect (elsewhere) after this long. */
 const DRAIN_RETRY_MS = 1000;
 
-export type { LogFormat } from './observability.js';
-
 export interface GatewayOptions extends ObservabilityOptions, ListenOptions {
   configPath?: string;
   /**

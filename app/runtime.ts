@@ -100,7 +100,7 @@ export async function buildRuntime(
   const limits = { ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions };
   const shared = config.sessions.store === 'redis' ? (await import('./session-store.js')).buildSessionTable(config, limits, replica, o) : undefined;
   // Then: pins that cannot be read stop the start before anything else is started. With Redis, the replicas share them.
-  const pinStore = shared?.cluster.pins ?? new FilePinStore(opts.pinsFile ?? pinsFile());
+  const pinStore = shared?.cluster.pins ?? new FilePinStore(opts.pinsFile ?? pinsFile(), o.logger);
   const pins = await DefinitionPins.open(pinStore, config.security.tool_pinning).catch(async (err: unknown) => {
     await shared?.cluster.close();
     throw err;

@@ -7,7 +7,7 @@
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { GatewayConfig } from '../schemas/config.js';
 import { GatewayError, ConfigError, BackendNotFoundError } from '../schemas/errors.js';
-import type { BackendRecord, CircuitState } from '../schemas/records.js';
+import type { BackendRecord, CircuitState, LostConflict } from '../schemas/records.js';
 import type { ReloadResponse } from '../schemas/api.js';
 import type { ServingBackends } from '../runtime/backends/serving-backends.js';
 import type { BackendConnection } from '../runtime/backends/backend-connection.js';
@@ -181,7 +181,19 @@ export class GatewayController {
 
   backendRecord(name: string): BackendRecord | undefined {
     const st = this.loop.status.get(name);
-    return st && toBackendRecord(st, this.loop.serving(name), this.quarantinedTools(name), this.circuitOf(name));
+    return (
+      st &&
+      toBackendRecord(st, this.loop.serving(name), {
+        quarantinedTools: this.quarantinedTools(name),
+        circuit: this.circuitOf(name),
+        conflicts: this.lostConflicts(name),
+      })
+    );
+  }
+
+  /** The names another backend keeps, with the winner of each (the route table decides them). */
+  private lostConflicts(name: string): LostConflict[] {
+    return this.serving.routes.conflicts.filter((c) => c.loser === name).map(({ kind, name: exposed, winner }) => ({ kind, name: exposed, winner }));
   }
 
   /** How many of a backend's tools are held back until an operator approves them. */
