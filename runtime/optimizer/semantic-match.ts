@@ -11,6 +11,10 @@
  * Word vectors place opposites close ("remember" and "forget" 0.86, "add" and
  * "remove" 0.68): two words that name different actions are never similar
  * here, whatever their vectors say (actions.ts).
+ *
+ * Fast because sparse: a request word is compared with each distinct word of
+ * the catalog once (a few thousand), and only the few words above the
+ * threshold lead, through a list of the tools that have them, to tools.
  */
 import { actionOf } from './actions.js';
 import type { WordVectors } from './word-vectors.js';
@@ -23,31 +27,34 @@ export interface SemanticTuning {
   threshold: number;
   /** How much a match in each field counts (the best of a word's matches, so a field weight of 1 is a perfect match). */
   fieldWeights: Record<keyof ToolWords, number>;
-  /** Weigh each request word by its inverse document frequency in the catalog (of its closest word), not equally. */
-  idf: boolean;
 }
 
 export const DEFAULT_SEMANTIC_TUNING: SemanticTuning = {
   threshold: 0.45,
   fieldWeights: { name: 1, title: 1, description: 0.8, args: 0.6, backend: 0.6 },
-  idf: false,
 };
 
-/** One tool: the catalog-vocabulary slots of its words and the weight of the field each came from (the best when in several). */
-interface Entry {
-  slots: Int32Array;
-  weights: Float32Array;
+/** One word's tools: their numbers and the weight of the field the word is in (the best when in several). */
+interface Posting {
+  tools: number[];
+  weights: number[];
 }
 
 export class SemanticMatcher {
-  private readonly entries = new Map<string, Entry>();
-  /** Vector row → slot in the catalog's vocabulary; a query is compared only with the words the catalog has. */
+  /** Tool name → its number (the index of arrays below); numbers of removed tools are reused. */
+  private readonly numberOf = new Map<string, number>();
+  private readonly names: string[] = [];
+  private readonly free: number[] = [];
+  /** Tool number → the catalog words (slots) it has. */
+  private readonly toolSlots: Array<readonly number[]> = [];
+  /** Vector row → slot: each distinct word of the catalog once. */
   private readonly slotOf = new Map<number, number>();
   private readonly rows: number[] = [];
+  /** Each slot's word vector at unit length, one after the other (a cosine is then one dot product in a tight loop). */
+  private units = new Float32Array(0);
   /** The action (actions.ts) of each slot's word, or undefined. */
   private readonly actions: Array<string | undefined> = [];
-  /** How many tools have each slot's word. */
-  private docFreq: number[] = [];
+  private readonly postings: Posting[] = [];
 
   constructor(
     private readonly vectors: WordVectors,
@@ -55,6 +62,7 @@ export class SemanticMatcher {
   ) {}
 
   set(name: string, words: ToolWords): void {
+    this.delete(name);
     const best = new Map<number, number>();
     for (const field of Object.keys(words) as Array<keyof ToolWords>) {
       const weight = this.tuning.fieldWeights[field];
@@ -63,62 +71,66 @@ export class SemanticMatcher {
         if (slot >= 0 && (best.get(slot) ?? 0) < weight) best.set(slot, weight);
       }
     }
-    this.delete(name);
-    const entry = { slots: Int32Array.from(best.keys()), weights: Float32Array.from(best.values()) };
-    for (const slot of entry.slots) this.docFreq[slot] = (this.docFreq[slot] ?? 0) + 1;
-    this.entries.set(name, entry);
+    const tool = this.free.pop() ?? this.names.length;
+    this.numberOf.set(name, tool);
+    this.names[tool] = name;
+    this.toolSlots[tool] = [...best.keys()];
+    for (const [slot, weight] of best) {
+      this.postings[slot].tools.push(tool);
+      this.postings[slot].weights.push(weight);
+    }
   }
 
   delete(name: string): void {
-    const old = this.entries.get(name);
-    if (old) for (const slot of old.slots) this.docFreq[slot]--;
-    this.entries.delete(name);
-  }
-
-  clear(): void {
-    this.entries.clear();
+    const tool = this.numberOf.get(name);
+    if (tool === undefined) return;
+    for (const slot of this.toolSlots[tool]) {
+      const p = this.postings[slot];
+      const i = p.tools.indexOf(tool);
+      p.tools[i] = p.tools[p.tools.length - 1];
+      p.weights[i] = p.weights[p.weights.length - 1];
+      p.tools.pop();
+      p.weights.pop();
+    }
+    this.toolSlots[tool] = [];
+    this.numberOf.delete(name);
+    this.free.push(tool);
   }
 
   /** Each tool's score for the request's words, each with its weight (only tools above 0, only those `visible` lets through). */
   scores(queryWords: ReadonlyArray<{ word: string; weight: number }>, visible?: (name: string) => boolean): Map<string, number> {
-    const out = new Map<string, number>();
+    const d = this.vectors.dimensions;
     const known = [...new Map(queryWords.map((w) => [w.word, w.weight]))]
-      .map(([word, weight]) => ({ row: this.vectors.idOf(word), action: actionOf(word), weight }))
+      .map(([word, weight]) => ({ row: this.vectors.idOf(word), action: actionOf(word), weight, unit: new Float32Array(d) }))
       .filter((q) => q.row >= 0);
-    if (known.length === 0) return out;
+    for (const q of known) this.vectors.unitVector(q.row, q.unit, 0);
+    const units = this.units;
+    const totalWeight = known.reduce((a, q) => a + q.weight, 0);
     const { threshold } = this.tuning;
-    // The similarity of each query word to each word of the catalog, once per query.
-    const sims = known.map((q) =>
-      Float32Array.from(this.rows, (row, slot) => {
+    const total = new Float64Array(this.names.length);
+    const best = new Float64Array(this.names.length);
+    const touched: number[] = [];
+    for (const q of known) {
+      // This word's best match in each tool that has a word close enough.
+      best.fill(0);
+      for (let slot = 0; slot < this.rows.length; slot++) {
         const other = this.actions[slot];
-        if (q.action && other && q.action !== other) return 0;
-        const cos = this.vectors.similarity(q.row, row);
-        return cos <= threshold ? 0 : (cos - threshold) / (1 - threshold);
-      }),
-    );
-    // A word's weight: log(N / df) of the catalog word closest to it (a word every tool has tells little).
-    const n = this.entries.size;
-    const qWeights = sims.map((sim, q) => {
-      if (!this.tuning.idf) return known[q].weight;
-      let best = -1;
-      for (let slot = 0; slot < sim.length; slot++) if (sim[slot] > (best < 0 ? 0 : sim[best])) best = slot;
-      return known[q].weight * Math.log(1 + n / (best < 0 ? 1 : Math.max(1, this.docFreq[best])));
-    });
-    const totalWeight = qWeights.reduce((a, b) => a + b, 0);
-    for (const [name, { slots, weights }] of this.entries) {
-      if (visible && !visible(name)) continue;
-      let total = 0;
-      for (let q = 0; q < sims.length; q++) {
-        const sim = sims[q];
-        let best = 0;
-        for (let i = 0; i < slots.length; i++) {
-          const s = sim[slots[i]] * weights[i];
-          if (s > best) best = s;
-        }
-        total += best * qWeights[q];
+        if (q.action && other && q.action !== other) continue;
+        let cos = 0;
+        for (let i = 0, j = slot * d; i < d; i++, j++) cos += q.unit[i] * units[j];
+        if (cos <= threshold) continue;
+        const sim = (cos - threshold) / (1 - threshold);
+        const { tools, weights } = this.postings[slot];
+        for (let i = 0; i < tools.length; i++) if (sim * weights[i] > best[tools[i]]) best[tools[i]] = sim * weights[i];
       }
-      if (total > 0) out.set(name, total / totalWeight);
+      for (let tool = 0; tool < best.length; tool++) {
+        if (best[tool] === 0) continue;
+        if (total[tool] === 0) touched.push(tool);
+        total[tool] += (q.weight * best[tool]) / totalWeight;
+      }
     }
+    const out = new Map<string, number>();
+    for (const tool of touched) if (!visible || visible(this.names[tool])) out.set(this.names[tool], total[tool]);
     return out;
   }
 
@@ -130,7 +142,15 @@ export class SemanticMatcher {
       slot = this.rows.length;
       this.slotOf.set(row, slot);
       this.rows.push(row);
+      const d = this.vectors.dimensions;
+      if (this.units.length < (slot + 1) * d) {
+        const grown = new Float32Array(Math.max(1024, slot * 2) * d);
+        grown.set(this.units);
+        this.units = grown;
+      }
+      this.vectors.unitVector(row, this.units, slot * d);
       this.actions.push(actionOf(word));
+      this.postings.push({ tools: [], weights: [] });
     }
     return slot;
   }

@@ -92,8 +92,6 @@ export interface SearchTuning {
   safetyMargin: number;
   /** Only a tool whose action does more harm than the one asked for ranks lower (actions.ts HARM). */
   harmOnly: boolean;
-  /** The word-vector score divided by the query's best, as BM25 is. */
-  normalizeSemantic: boolean;
   semantic: SemanticTuning;
 }
 
@@ -105,7 +103,6 @@ export const DEFAULT_TUNING: SearchTuning = {
   descriptionWords: 60,
   expandBelow: 10,
   semanticWeight: 0.5,
-  normalizeSemantic: false,
   actionWordWeight: 0.5,
   actionConflictPenalty: 0.3,
   harmOnly: true,
@@ -313,8 +310,7 @@ export class ToolIndex {
     const w = this.tuning.semanticWeight;
     const best = lexical[0]?.score ?? 1;
     const fused = new Map<string, number>(lexical.map((r) => [r.id as string, ((1 - w) * r.score) / best]));
-    const top = this.tuning.normalizeSemantic ? Math.max(...semantic.values()) : 1;
-    for (const [name, score] of semantic) fused.set(name, (fused.get(name) ?? 0) + (w * score) / top);
+    for (const [name, score] of semantic) fused.set(name, (fused.get(name) ?? 0) + w * score);
     return [...fused];
   }
 

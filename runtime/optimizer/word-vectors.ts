@@ -68,6 +68,13 @@ export class WordVectors {
     return dot / (this.norm(a) * this.norm(b));
   }
 
+  /** The row scaled to unit length, into `out` at `offset` (for callers that compare one word with many). */
+  unitVector(id: number, out: Float32Array, offset: number): void {
+    const d = this.dimensions;
+    const n = this.norm(id);
+    for (let i = 0; i < d; i++) out[offset + i] = this.data[id * d + i] / n;
+  }
+
   private norm(id: number): number {
     let n = this.norms[id];
     if (n === 0) {
