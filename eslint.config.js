@@ -54,6 +54,11 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // The plugin worker's JavaScript (runtime/plugins/*.js) runs on Node; tsc checks its types (checkJs).
+    files: ['runtime/**/*.js'],
+    languageOptions: { globals: { AbortController: 'readonly' } },
+  },
+  {
     // CommonJS config files (dependency-cruiser reads .cjs).
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },

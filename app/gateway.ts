@@ -29,8 +29,6 @@ import { listen, type Listening, type ListenOptions } from './listen.js';
 /** What a draining replica tells clients: reconnect (elsewhere) after this long. */
 const DRAIN_RETRY_MS = 1000;
 
-export type { LogFormat } from './observability.js';
-
 export interface GatewayOptions extends ObservabilityOptions, ListenOptions {
   configPath?: string;
   /**
@@ -140,7 +138,7 @@ export class Gateway {
   /** Scans the skills, listens, then starts the controller (backends connect only once the port is ours). */
   private async open(opts: GatewayOptions): Promise<void> {
     const { logger } = this.observability;
-    const { controller, skills, sessions } = this.runtime;
+    const { controller, skills, sessions, pins } = this.runtime;
     // Skills are scanned before the listener opens: GET /skills answers from the first request.
     await skills.start().catch((err: unknown) => logger.error({ err }, 'the skill manager failed to start'));
     // Shared sessions: Redis is connected (or said to be unreachable) before the first request.
@@ -155,39 +153,59 @@ export class Gateway {
       throw err;
     }
     sessions.startReaper();
-    await controller.start();
+    if (!pins.isRead) {
+      // Redis out of reach at start: listening and not ready; backends connect once the cluster's pins are read,
+      // so none is reviewed against pins this replica has not seen (docs/scale-out.md).
+      logger.warn({ pins: pins.location }, 'the definition pins cannot be read yet: backends connect once the session store (Redis) is reached');
+      void pins.whenRead().then(() => this.startController());
+      return;
+    }
+    await this.startController();
     if (opts.waitForBackends !== false) await controller.whenSettled(longestConnectMs(controller.config) + 5000);
+  }
+
+  private async startController(): Promise<void> {
+    if (this.stopping) return;
+    await this.controller.start();
   }
 
   private async stop(timeoutSeconds: number): Promise<void> {
     const { logger } = this.observability;
-    const { router, requests, sessions } = this.runtime;
+    const { router, requests, sessions, drain } = this.runtime;
+    const { shutdown_drain_s: drainS } = this.controller.config.server;
     logger.info({ timeout_s: timeoutSeconds }, 'shutting down');
-    // 1. With shared sessions, drain first: the listener stays open while GET /ready answers 503 (a balancer sees it),
-    //    no new session or stream is taken, and GET streams end with `retry:` so their clients reconnect elsewhere.
-    //    Without, stop accepting: the listener closes, idle sockets go, new requests on open ones get 503.
+    // 1. With shared sessions, drain first: GET /ready answers 503 at once while the replica keeps listening and serving
+    //    everything for shutdown_drain_s (a balancer's health checks take it out meanwhile; another replica takes up
+    //    its sessions). Then no new session or stream is taken and GET streams end with `retry:` (their clients
+    //    reconnect elsewhere). Without shared sessions, stop accepting: the listener closes, idle sockets go, new
+    //    requests on open ones get 503.
     const draining = this.runtime.shared !== undefined;
     if (draining) {
-      this.runtime.drain.retryS = Math.ceil(DRAIN_RETRY_MS / 1000);
+      drain.stopping = true;
+      if (drainS > 0) logger.info({ drain_s: drainS }, 'draining: not ready, still serving until the balancer has taken this replica out');
+      await delay(drainS * 1000);
+      drain.retryS = Math.ceil(DRAIN_RETRY_MS / 1000);
       sessions.endStreams(DRAIN_RETRY_MS);
     }
     //    2026-07-28 listen streams end gracefully either way (their clients listen again, elsewhere or later): they would hold step 2 open.
     this.front?.listens.closeAll();
     let closing = draining ? undefined : this.app.close();
     // 2. Let forwarded requests finish, up to the timeout.
+    const deadline = Date.now() + timeoutSeconds * 1000;
     const inFlight = router.inFlightCount;
-    const drained = Promise.all([router.whenIdle(), requests.whenIdle()]).then(() => true);
-    const finished = await Promise.race([drained, delay(timeoutSeconds * 1000).then(() => false)]);
+    const finished = await within(Promise.all([router.whenIdle(), requests.whenIdle()]), deadline);
     // SSE answers are written to the session stream right after the router finishes.
     await new Promise((resolve) => setImmediate(resolve));
     if (!finished) logger.warn({ in_flight: router.inFlightCount }, 'shutdown timeout: abandoning requests still in flight');
     else if (inFlight > 0) logger.info({ completed: inFlight }, 'in-flight requests completed');
-    // 3. Close client sessions here (ends their streams; shared ones stay in Redis), then drop any connection still open.
+    // 3. Stop listening; a request that came in since gets its answer before its session is closed here.
     closing ??= this.app.close();
+    if (finished) await within(requests.whenIdle(), deadline);
+    // 4. Close client sessions here (ends their streams; shared ones stay in Redis), then drop any connection still open.
     await sessions.closeAll();
     this.app.server.closeAllConnections();
     await closing;
-    // 4. The controller takes every backend to ShuttingDown and ends its process (or container).
+    // 5. The controller takes every backend to ShuttingDown and ends its process (or container).
     await this.controller.shutdown();
     await this.release();
     logger.info('gateway stopped');
@@ -221,4 +239,9 @@ function longestConnectMs(config: GatewayConfig): number {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Whether `work` finished before `deadline` (ms epoch). */
+function within(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  return Promise.race([work.then(() => true), delay(Math.max(0, deadline - Date.now())).then(() => false)]);
 }

@@ -50,7 +50,7 @@ export async function listen(
       pins: runtime.pins,
       sessions: runtime.sessions,
       replicaId: runtime.replicaId,
-      drainingRetryS: () => runtime.drain.retryS,
+      stopping: () => runtime.drain.stopping,
       events: controller.events,
       skills: runtime.skills,
       registry: runtime.registry,

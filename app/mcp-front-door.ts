@@ -24,7 +24,7 @@ export interface McpFrontDoor {
 }
 
 export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayController): Promise<McpFrontDoor> {
-  const methods = sharedMethods({ router: runtime.router, view: runtime.view, optimizer: runtime.optimizer });
+  const methods = sharedMethods({ router: runtime.router, view: runtime.view, optimizer: runtime.optimizer, firstConnects: runtime.firstConnects });
   const listens = new ListenStreams({ fanout: runtime.fanout, subscriptions: runtime.subscriptions, router: runtime.router, view: runtime.view });
   const clients = new RecentClients(runtime.replicaId);
   const stateless = new ExchangeTransport();

@@ -11,8 +11,7 @@ import { AUDIT_LEVEL, createLogger, type Logger } from '../runtime/observability
 import type { Redactor } from '../runtime/observability/logging/redactor.js';
 import { AuditLog } from '../runtime/observability/audit/audit-log.js';
 import { initTelemetry, type Telemetry } from '../runtime/observability/telemetry/index.js';
-
-export type LogFormat = 'pretty' | 'json';
+import { consoleFormat, type LogFormat } from '../runtime/observability/logging/console-format.js';
 
 export interface ObservabilityOptions {
   /** Overrides logging.level from the config. */
@@ -38,7 +37,7 @@ export async function buildObservability(config: GatewayConfig, opts: Observabil
     opts.logger ??
     createLogger({
       level: effectiveLevel(opts.logLevel ?? config.logging.level, verbosity),
-      pretty: (opts.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty',
+      pretty: consoleFormat(opts.logFormat) === 'pretty',
       file: config.logging.file,
       // Off the request path: no log call of a proxied request waits for the disk.
       fileSync: false,

@@ -25,9 +25,11 @@ import { InFlightCalls } from '../runtime/routing/in-flight-calls.js';
 import type { Interceptor } from '../runtime/routing/operation.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
 import { Router } from '../runtime/routing/router.js';
+import type { FirstConnects } from '../runtime/routing/first-connects.js';
 import { ToolOptimizer } from '../runtime/optimizer/tool-optimizer.js';
 import { optimizerSettingsOf } from '../runtime/optimizer/settings.js';
 import { SubscriptionIndex } from '../runtime/routing/subscription-index.js';
+import { GuardedRelay } from '../runtime/plugins/guarded-relay.js';
 import { PluginSet } from '../runtime/plugins/plugin-set.js';
 import { SkillManager } from '../runtime/skills/skill-manager.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
@@ -62,8 +64,12 @@ export interface Runtime {
   replicaId: string;
   /** With `sessions.store: redis`: this replica's part of the cluster, the link sessions' transports use, the table. */
   shared?: SharedSessions;
-  /** Set by a graceful shutdown with shared sessions: the replica drains (no new session or stream; not ready). */
-  drain: { retryS?: number };
+  /**
+   * Set by a graceful shutdown with shared sessions: `stopping` at once (not
+   * ready, still serving everything), then `retryS` (no new session or
+   * stream: come back in this many seconds, to another replica).
+   */
+  drain: { stopping: boolean; retryS?: number };
   /** The plugin chain's plugins (`plugins:`); a reload rebuilds the chain. */
   plugins: PluginSet;
   /** Who a client is (`incoming_auth`) and what it may use (`authorization`). */
@@ -72,6 +78,8 @@ export interface Runtime {
   fanout: ClientFanout;
   /** What each caller may see and use (lists, the optimizer, reads). */
   view: CallerView;
+  /** Backends still in their first connect: lists wait for them (bounded), and so does a name none serves yet. */
+  firstConnects: FirstConnects;
 }
 
 /** Who workflow steps are made for when the workflow was not started by a client session. */
@@ -95,7 +103,7 @@ export async function buildRuntime(
   const limits = { ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions };
   const shared = config.sessions.store === 'redis' ? (await import('./session-store.js')).buildSessionTable(config, limits, replica, o) : undefined;
   // Then: pins that cannot be read stop the start before anything else is started. With Redis, the replicas share them.
-  const pinStore = shared?.cluster.pins ?? new FilePinStore(opts.pinsFile ?? pinsFile());
+  const pinStore = shared?.cluster.pins ?? new FilePinStore(opts.pinsFile ?? pinsFile(), o.logger);
   const pins = await DefinitionPins.open(pinStore, config.security.tool_pinning).catch(async (err: unknown) => {
     await shared?.cluster.close();
     throw err;
@@ -120,11 +128,13 @@ export async function buildRuntime(
   const inFlight = new InFlightCalls();
   // Outgoing OAuth: tokens per backend in <state>/tokens, flows started by POST /reauth.
   const auth = new BackendAuthManager({ log: o.logger.child({ component: 'oauth' }), redactor });
-  const serving = new ServingBackends(desired, new BackendTraffic(inFlight, fanout), o.logger.child({ component: 'backend' }), auth);
   // The plugin chain: its circuit breakers' states show in the backend records, their openings and closings as events.
   // With shared sessions, rate_limiter counts in Redis too: its limits hold for the cluster.
   const rateStore = shared && ((limiter: string) => shared.cluster.rateCounters(limiter));
   const plugins = new PluginSet({ log: o.logger.child({ component: 'plugins' }), events: (e) => o.events.emit(e), rateStore });
+  // What backends tell clients (log messages) passes the plugin chain first, as their results do.
+  const traffic = new BackendTraffic(inFlight, new GuardedRelay(fanout, () => plugins.chain));
+  const serving = new ServingBackends(desired, traffic, o.logger.child({ component: 'backend' }), auth);
   const circuitOf = (backend: string) => plugins.circuitOf(backend);
   const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers, circuitOf });
   // Trust on first use for definitions: checked each time the route table is built (a catalog changed), never per call.
@@ -133,7 +143,7 @@ export async function buildRuntime(
   pins.on('changed', () => serving.refresh());
 
   // Routing: every client operation, checked against the policies, through audit and telemetry, and tool calls, prompts and reads through the plugins.
-  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase, access);
+  const router = new Router(serving, inFlight, (name) => status.view.get(name)?.phase, access, controller.firstConnects);
   router.setInterceptors(interceptors(config.audit.enabled, o));
   await plugins.apply(config.plugins);
   router.setPlugins(plugins.chain);
@@ -166,12 +176,13 @@ export async function buildRuntime(
     replayMs: config.sessions.replay_s * 1000,
     replicaId: replica,
     shared,
-    drain: {},
+    drain: { stopping: false },
     plugins,
     incomingAuth,
     access,
     fanout,
     view: new CallerView(serving, access, optimizer),
+    firstConnects: controller.firstConnects,
   };
 }
 

@@ -24,22 +24,33 @@ export function buildSessionTable(config: GatewayConfig, limits: SessionLimits, 
   const cluster = new RedisCluster({ url: config.sessions.redis.url!, keyPrefix: config.sessions.redis.key_prefix, replayMs }, replica, log);
   const link = new RedisClusterLink(cluster, replayMs, log);
   const table = new RedisSessionTable(limits, cluster, link, log);
+  // An outage told is followed by its end.
+  let told = false;
   cluster.connection.onStatus((status, reason) => {
-    if (status === 'ok') o.events.emit({ stage: 'store_recovered', message: 'the session store (Redis) is reachable again', details: { store: 'redis' } });
-    else announceUnavailable(o, reason);
+    if (status === 'ok') {
+      if (told) o.events.emit({ stage: 'store_recovered', message: 'the session store (Redis) is reachable again', details: { store: 'redis' } });
+      told = false;
+      return;
+    }
+    // Lost after it was reached: this replica serves the sessions it holds and stays ready.
+    told = true;
+    o.events.emit({
+      stage: 'store_degraded',
+      severity: 'error',
+      message: `the session store (Redis) cannot be reached: ${reason}; this replica serves the sessions it holds, refuses new ones and those it does not hold (503, Retry-After) until it is back`,
+      details: { store: 'redis', reason },
+    });
   });
   const start = async () => {
     await cluster.start((m) => table.hear(m));
-    if (cluster.connection.status !== 'ok') announceUnavailable(o, cluster.connection.reason);
+    if (cluster.connection.status === 'ok') return;
+    told = true;
+    o.events.emit({
+      stage: 'store_unavailable',
+      severity: 'error',
+      message: `the session store (Redis) cannot be reached: ${cluster.connection.reason}; this replica is not ready until it is`,
+      details: { store: 'redis', reason: cluster.connection.reason },
+    });
   };
   return { cluster, link, table, start };
-}
-
-function announceUnavailable(o: Observability, reason: string): void {
-  o.events.emit({
-    stage: 'store_unavailable',
-    severity: 'error',
-    message: `the session store (Redis) cannot be reached: ${reason}; cached sessions keep working, new ones are refused until it is back`,
-    details: { store: 'redis', reason },
-  });
 }

@@ -7,7 +7,7 @@
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { GatewayConfig } from '../schemas/config.js';
 import { GatewayError, ConfigError, BackendNotFoundError } from '../schemas/errors.js';
-import type { BackendRecord, CircuitState } from '../schemas/records.js';
+import type { BackendRecord, CircuitState, LostConflict } from '../schemas/records.js';
 import type { ReloadResponse } from '../schemas/api.js';
 import type { ServingBackends } from '../runtime/backends/serving-backends.js';
 import type { BackendConnection } from '../runtime/backends/backend-connection.js';
@@ -23,6 +23,7 @@ import type { HealthProber } from './health/health-prober.js';
 import { ControlLoop, type LoopPolicy, type ReconnectResult } from './loop/control-loop.js';
 import type { ContainerManagerPort } from './loop/container-step.js';
 import type { EventBus } from './event-bus.js';
+import { FirstConnectTracker } from './status/first-connect-tracker.js';
 
 export type ServiceState = 'starting' | 'running' | 'shutting_down' | 'stopped';
 
@@ -62,6 +63,8 @@ export class GatewayController {
   private reloading: Promise<unknown> | undefined;
   private readonly configListeners = new Set<(config: GatewayConfig) => void | Promise<void>>();
   private readonly serving: ServingBackends;
+  /** The start-up config's backends still in their first connect attempt (the router waits for them; not ready until none is). */
+  readonly firstConnects: FirstConnectTracker;
 
   constructor(d: GatewayControllerDeps) {
     this.loaded = d.loaded;
@@ -70,6 +73,7 @@ export class GatewayController {
     this.resolveSecrets = d.resolveSecrets;
     this.serving = d.serving;
     this.circuitOf = d.circuitOf ?? (() => null);
+    this.firstConnects = new FirstConnectTracker(d.status.view, d.desired, () => this.config.controller.first_connect_wait_s * 1000);
     this.loop = new ControlLoop({
       desired: d.desired,
       status: d.status,
@@ -177,7 +181,19 @@ export class GatewayController {
 
   backendRecord(name: string): BackendRecord | undefined {
     const st = this.loop.status.get(name);
-    return st && toBackendRecord(st, this.loop.serving(name), this.quarantinedTools(name), this.circuitOf(name));
+    return (
+      st &&
+      toBackendRecord(st, this.loop.serving(name), {
+        quarantinedTools: this.quarantinedTools(name),
+        circuit: this.circuitOf(name),
+        conflicts: this.lostConflicts(name),
+      })
+    );
+  }
+
+  /** The names another backend keeps, with the winner of each (the route table decides them). */
+  private lostConflicts(name: string): LostConflict[] {
+    return this.serving.routes.conflicts.filter((c) => c.loser === name).map(({ kind, name: exposed, winner }) => ({ kind, name: exposed, winner }));
   }
 
   /** How many of a backend's tools are held back until an operator approves them. */

@@ -80,7 +80,11 @@ export const StatusSchema = Type.Object({
       id: Type.String({ description: '`$GATEWAY_REPLICA_ID`, else `<hostname>-<pid>`.' }),
       sessions_store: Type.Object({
         type: StringEnum(['memory', 'redis'] as const),
-        status: StringEnum(['ok', 'unavailable'] as const, { description: '`unavailable` while Redis cannot be reached.' }),
+        status: StringEnum(['ok', 'degraded', 'unavailable'] as const, {
+          description:
+            '`degraded`: Redis cannot be reached now; this replica serves the sessions it holds and stays ready. `unavailable`: not reached since this replica started; it is not ready.',
+        }),
+        reason: Type.Optional(Type.String({ description: 'Why it is not `ok`: the last Redis error.' })),
       }),
     },
     { description: 'Beyond the spec: this replica, and where its client sessions live (docs/scale-out.md).' },

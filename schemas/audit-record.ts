@@ -69,8 +69,8 @@ export const PluginAction = Type.Object(
   {
     plugin: Type.String(),
     action: Type.Union(PLUGIN_ACTIONS.map((a) => Type.Literal(a))),
-    /** Where it acted: the arguments on the way in or the result on the way out. */
-    where: Type.Optional(Type.Union([Type.Literal('arguments'), Type.Literal('result')])),
+    /** Where it acted: the arguments on the way in, the result or a failed call's error on the way out. */
+    where: Type.Optional(Type.Union([Type.Literal('arguments'), Type.Literal('result'), Type.Literal('error')])),
     /** What it found, by kind (`aws_access_key`, `email`, …), with how many of each. */
     kinds: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
     /** false: a block that did not stop the call (execution mode `permissive`). */

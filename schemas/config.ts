@@ -258,6 +258,12 @@ export const ConfigSchema = Type.Object(
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 9000 }),
         session_ttl: Type.Number({ exclusiveMinimum: 0, default: 1800, description: 'Seconds a client session may be idle before it is closed.' }),
         shutdown_timeout_s: Type.Number({ minimum: 0, default: 10, description: 'How long a graceful shutdown waits for in-flight requests.' }),
+        shutdown_drain_s: Type.Number({
+          minimum: 0,
+          default: 5,
+          description:
+            'With `sessions.store: redis`: how long a stopping replica keeps listening and serving while `GET /manage/v1/ready` answers 503, so that a balancer takes it out before it refuses anything (docs/scale-out.md).',
+        }),
         max_sessions: Type.Integer({ minimum: 1, default: 10000, description: 'Client sessions open at once; beyond it `initialize` gets 503.' }),
         cache_ttl_s: Type.Number({
           minimum: 0,
@@ -416,6 +422,12 @@ export const ConfigSchema = Type.Object(
           exclusiveMinimum: 0,
           default: 300,
           description: 'Every backend is reconciled at least this often, even when no event arrives.',
+        }),
+        first_connect_wait_s: Type.Number({
+          minimum: 0,
+          default: 5,
+          description:
+            'While a backend is in its first connect attempt, how long a name no backend serves yet (a tool call, a prompt, a read) and a list wait for it before they are answered (docs/controller.md).',
         }),
       },
       'Reconcile loop tuning.',

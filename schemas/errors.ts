@@ -235,6 +235,17 @@ export class BackendNotReadyError extends GatewayError {
   }
 }
 
+/** A name no backend serves while some backend is still in its first connect attempt: it may yet be served. */
+export class BackendsStartingError extends GatewayError {
+  constructor(capability: string, connecting: number, retryAfterS: number) {
+    super(
+      'backend_unavailable',
+      `'${capability}' is not available yet: ${connecting} backend${connecting === 1 ? ' is' : 's are'} still connecting for the first time; retry in ${retryAfterS} s`,
+      { capability, backends_connecting: connecting, retry_after_s: retryAfterS },
+    );
+  }
+}
+
 export class BackendTimeoutError extends GatewayError {
   constructor(backend: string, timeoutMs: number) {
     super('backend_timeout', `Backend '${backend}' did not answer within ${timeoutMs} ms`, { backend, timeout_ms: timeoutMs });

@@ -35,7 +35,7 @@ export type PiiCategory = (typeof PII_CATEGORIES)[number];
 
 const Where = literals(['arguments', 'results', 'both'] as const, {
   default: 'both',
-  description: 'What is scanned: the arguments on the way in, the results on the way out, or both.',
+  description: "What is scanned: the arguments on the way in, what comes back (results, a failed call's error, the log messages relayed to clients), or both.",
 });
 const GuardAction = literals(['redact', 'block'] as const, {
   default: 'redact',
@@ -97,7 +97,9 @@ export const PLUGIN_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
 const Conditions = Type.Object(
   {
     methods: Type.Optional(Type.Array(literals(HOOK_METHODS), { minItems: 1, uniqueItems: true, description: 'Only these methods.' })),
-    backends: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Only calls owned by these backends.' })),
+    backends: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Only calls owned by these backends (and only their relayed log messages).' }),
+    ),
     tools: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         minItems: 1,

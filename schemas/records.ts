@@ -35,6 +35,15 @@ export type ContainerRef = Static<typeof ContainerRefSchema>;
 export const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
 export type CircuitState = (typeof CIRCUIT_STATES)[number];
 
+/** A name this backend exposes that another backend keeps (the conflict strategy). */
+export const LostConflictSchema = Type.Object({
+  kind: Type.Union([Type.Literal('tool'), Type.Literal('prompt'), Type.Literal('resource')]),
+  name: Type.String({ description: 'The exposed name (a resource: its URI or URI template).' }),
+  winner: Type.String({ description: 'The backend whose capability clients get under that name.' }),
+});
+
+export type LostConflict = Static<typeof LostConflictSchema>;
+
 export const BackendRecordSchema = Type.Object({
   name: Type.String(),
   type: Type.String(),
@@ -44,6 +53,10 @@ export const BackendRecordSchema = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
   capabilities: Type.Object({ tools: Type.Integer(), resources: Type.Integer(), prompts: Type.Integer() }),
   quarantined_tools: Type.Integer({ description: 'Tools held back from clients until an operator approves their definitions (docs/tool-pinning.md).' }),
+  conflicts: Type.Array(LostConflictSchema, {
+    description:
+      'Names of this backend that another backend keeps, each with the winner: hidden under `first-wins` or `priority`, the whole backend left out under `error`. Empty when it lost none.',
+  }),
   health: Type.Object({
     status: Type.String(),
     last_check: Type.Union([Type.String(), Type.Null()]),
@@ -88,8 +101,10 @@ export const STAGES = [
   'reauth_failed',
   'circuit_opened',
   'circuit_closed',
+  'plugin_timed_out',
   'authorization_required',
   'store_unavailable',
+  'store_degraded',
   'store_recovered',
   'tool_definition_changed',
   'tool_quarantined',

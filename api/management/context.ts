@@ -37,8 +37,8 @@ export interface ManagementContext {
   clients: RecentClients;
   /** This replica's id (`$GATEWAY_REPLICA_ID`, else `<hostname>-<pid>`). */
   replicaId: string;
-  /** Set while this replica drains (a graceful shutdown with shared sessions): it is not ready. */
-  drainingRetryS(): number | undefined;
+  /** True once this replica drains (a graceful shutdown with shared sessions): it is not ready. */
+  stopping(): boolean;
   /** Every management response and event stream passes through the same redactor as the logs. */
   redactor: Redactor;
   events: EventBus;

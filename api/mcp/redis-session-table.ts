@@ -57,6 +57,8 @@ export class RedisSessionTable implements SessionTable, SessionChanges {
     this.ttlSeconds = limits.ttlSeconds;
     this.maxSessions = limits.maxSessions;
     link.onHolder((id, holds) => void this.holderChanged(id, holds));
+    // What the other replicas said while this one's subscriber was away is lost: the records say what changed.
+    cluster.bus.onResubscribed(() => void this.resync());
   }
 
   private get ttlMs(): number {
@@ -240,7 +242,9 @@ export class RedisSessionTable implements SessionTable, SessionChanges {
   }
 
   storeState(): StoreState {
-    return { type: 'redis', status: this.cluster.connection.status };
+    const { status, reached, reason } = this.cluster.connection;
+    if (status === 'ok') return { type: 'redis', status };
+    return { type: 'redis', status: reached ? 'degraded' : 'unavailable', reason };
   }
 
   // --- what the client changed, for the other replicas ---
@@ -298,6 +302,25 @@ export class RedisSessionTable implements SessionTable, SessionChanges {
     if (uris.length === 0) this.subscriptionsTold.delete(id);
     else this.subscriptionsTold.set(id, (this.subscriptionsTold.get(id) ?? 0) + 1);
     for (const listener of this.subscriptionListeners) listener(id, uris);
+  }
+
+  /**
+   * After a gap in the bus: each cached session's record is read again, so
+   * a session ended elsewhere is let go of, and a level, an initialization
+   * or subscriptions changed elsewhere apply here.
+   */
+  private async resync(): Promise<void> {
+    const sessions = [...this.cached.values()].filter((s) => s.transportType === 'streamable-http');
+    await Promise.all(
+      sessions.map(async (session) => {
+        const state = await this.cluster.sessions.load(session.id).catch(() => null);
+        if (state === null || this.cached.get(session.id) !== session) return;
+        if (state === undefined) return this.close(session.id);
+        if (state.initialized) session.initialized = true;
+        if (state.log_level !== undefined) session.logLevel = state.log_level;
+        if (this.link.holds(session.id)) this.tellSubscriptions(session.id, state.subscriptions);
+      }),
+    );
   }
 
   // --- activity and expiry ---

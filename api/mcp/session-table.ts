@@ -22,9 +22,19 @@ export interface SessionLimits {
 /** What a client refused for the session limit is told to wait before trying again. */
 export const SESSION_RETRY_AFTER_S = 5;
 
+/**
+ * `ok`: reachable. `degraded`: reached since this replica started and lost
+ * now: it serves the sessions it holds (and is ready), refuses new ones and
+ * the ones it does not hold (503). `unavailable`: not reached since it
+ * started: it holds nothing to serve (not ready).
+ */
+export type StoreStatus = 'ok' | 'degraded' | 'unavailable';
+
 export interface StoreState {
   type: SessionStoreType;
-  status: 'ok' | 'unavailable';
+  status: StoreStatus;
+  /** Why it is not `ok` (the last error), in one line. */
+  reason?: string;
 }
 
 export interface SessionTable extends ClientDirectory {

@@ -2,7 +2,7 @@
  * The optimizer's data set: real servers' catalogs (data/catalogs/, as their
  * `tools/list` answered) and labelled requests (data/requests.jsonl: a
  * request in a user's words, the tools that do it as `server/tool`, and its
- * split: `dev` for tuning, `test` held out, `fresh` written after tuning).
+ * split: `dev` for tuning; `test`, `fresh` and `heldout` never tuned on).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,10 +17,18 @@ export interface Catalog {
   tools: Tool[];
 }
 
+export const SPLITS = ['dev', 'test', 'fresh', 'heldout'] as const;
+export type Split = (typeof SPLITS)[number];
+/** The splits never tuned on: their union is the figure to quote. */
+export const HELD_OUT: readonly Split[] = ['test', 'fresh', 'heldout'];
+
 export interface LabelledRequest {
   id: number;
-  /** `dev`: tuned on; `test`: held out while tuning; `fresh`: written after the tuning was done. */
-  split: 'dev' | 'test' | 'fresh';
+  /**
+   * `dev`: tuned on. Never tuned on: `test` (held out from the start), `fresh` (written after the lexical
+   * search was tuned), `heldout` (written before the word vectors, action words and safety were added).
+   */
+  split: Split;
   request: string;
   /** Exposed names (prefix strategy: `<server>_<tool>`) of the tools that do what is asked. */
   expected: string[];

@@ -3,14 +3,18 @@
  * each run several times) over 1,000 and 10,000 tools (the data set's real
  * tools, repeated under other backend names), the time to build the index from
  * nothing (at once, and in chunks as the gateway does, with the longest the
- * event loop was held), and to update it when one backend's tools change.
+ * event loop was held), and to update it when one backend's tools change;
+ * lexical only (before the word vectors) and as the gateway searches.
  */
 import { performance } from 'node:perf_hooks';
-import { ToolIndex } from '../../runtime/optimizer/tool-index.js';
+import { ALL_SEARCH_STEPS, DEFAULT_TUNING, ToolIndex } from '../../runtime/optimizer/tool-index.js';
+import type { WordVectors } from '../../runtime/optimizer/word-vectors.js';
 import { pct } from '../harness.js';
 import { exposedTools, type Catalog, type LabelledRequest } from './dataset.js';
 
 export interface LatencyRow {
+  /** `lexical` (no word vectors) or `gateway` (with them). */
+  search: string;
   tools: number;
   search_p50_ms: number;
   search_p99_ms: number;
@@ -25,7 +29,7 @@ export interface LatencyRow {
 const ROUNDS = 5;
 
 /** Builds the index in chunks while a timer notes the longest gap between its turns. */
-async function chunkedBuild(tools: ReturnType<typeof exposedTools>): Promise<{ ms: number; stall: number }> {
+async function chunkedBuild(tools: ReturnType<typeof exposedTools>, make: () => ToolIndex): Promise<{ ms: number; stall: number }> {
   let last = performance.now();
   let stall = 0;
   const timer = setInterval(() => {
@@ -34,21 +38,33 @@ async function chunkedBuild(tools: ReturnType<typeof exposedTools>): Promise<{ m
     last = now;
   }, 1);
   const t0 = performance.now();
-  await new ToolIndex().replaceInChunks(tools);
+  await make().replaceInChunks(tools);
   const ms = performance.now() - t0;
   clearInterval(timer);
   return { ms, stall: Math.max(stall, performance.now() - last) };
 }
 
-export async function latencyFigures(catalogs: Catalog[], requests: LabelledRequest[], sizes = [1000, 10_000]): Promise<LatencyRow[]> {
-  const perCopy = exposedTools(catalogs).length;
+export async function latencyFigures(
+  catalogs: Catalog[],
+  requests: LabelledRequest[],
+  vectors: WordVectors | undefined,
+  sizes = [1000, 10_000],
+): Promise<LatencyRow[]> {
   const rows: LatencyRow[] = [];
-  for (const size of sizes) {
+  const variants: Array<[string, () => ToolIndex]> = [['lexical', () => new ToolIndex({ ...ALL_SEARCH_STEPS, vectors: false })]];
+  if (vectors) variants.push(['gateway', () => new ToolIndex(ALL_SEARCH_STEPS, DEFAULT_TUNING, vectors)]);
+  for (const size of sizes) for (const [search, make] of variants) rows.push(await measure(catalogs, requests, size, search, make));
+  return rows;
+}
+
+async function measure(catalogs: Catalog[], requests: LabelledRequest[], size: number, search: string, make: () => ToolIndex): Promise<LatencyRow> {
+  const perCopy = exposedTools(catalogs).length;
+  {
     const tools = exposedTools(catalogs, Math.ceil(size / perCopy)).slice(0, size);
     const builds: number[] = [];
-    let index = new ToolIndex();
+    let index = make();
     for (let i = 0; i < 3; i++) {
-      index = new ToolIndex();
+      index = make();
       const t0 = performance.now();
       index.replace(tools);
       builds.push(performance.now() - t0);
@@ -68,8 +84,9 @@ export async function latencyFigures(catalogs: Catalog[], requests: LabelledRequ
       }
     }
     times.sort((a, b) => a - b);
-    const chunked = await chunkedBuild(tools);
-    rows.push({
+    const chunked = await chunkedBuild(tools, make);
+    return {
+      search,
       tools: tools.length,
       search_p50_ms: pct(times, 50),
       search_p99_ms: pct(times, 99),
@@ -77,7 +94,6 @@ export async function latencyFigures(catalogs: Catalog[], requests: LabelledRequ
       chunked_build_ms: chunked.ms,
       chunked_longest_stall_ms: chunked.stall,
       update_one_backend_ms: update,
-    });
+    };
   }
-  return rows;
 }

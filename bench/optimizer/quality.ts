@@ -2,6 +2,9 @@
  * Retrieval quality of the tool search on the labelled requests: recall@1,
  * recall@5 and MRR, for plain BM25 and then with each step of the search
  * added in turn, and for the full search with each step taken out again.
+ * Figures per split and for the splits never tuned on together (`held out`);
+ * the requests missed are listed for the tuning split only, so that the
+ * held-out ones stay unseen.
  */
 import {
   ALL_SEARCH_STEPS,
@@ -12,7 +15,8 @@ import {
   type SearchSteps,
   type SearchTuning,
 } from '../../runtime/optimizer/tool-index.js';
-import type { LabelledRequest } from './dataset.js';
+import type { WordVectors } from '../../runtime/optimizer/word-vectors.js';
+import { HELD_OUT, SPLITS, type LabelledRequest, type Split } from './dataset.js';
 
 export interface Quality {
   requests: number;
@@ -23,15 +27,24 @@ export interface Quality {
 
 export interface QualityRow {
   variant: string;
-  dev: Quality;
-  test: Quality;
-  fresh: Quality;
-  all: Quality;
+  /** The splits never tuned on, together. */
+  held_out: Quality;
+  splits: Record<Split, Quality>;
 }
 
-const NONE: SearchSteps = { stopWords: false, stem: false, fieldWeights: false, prefix: false, fuzzy: false, synonyms: false };
+const NONE: SearchSteps = {
+  stopWords: false,
+  stem: false,
+  fieldWeights: false,
+  prefix: false,
+  fuzzy: false,
+  synonyms: false,
+  vectors: false,
+  actions: false,
+  safety: false,
+};
 
-/** Plain BM25, then one step more per row (the order the search applies them in); the tuning row is the gateway's numbers. */
+/** Plain BM25, then one step more per row (the order the search applies them in); the tuning row is the gateway's numbers before word vectors. */
 export const LADDER: Array<[string, Partial<SearchSteps>, SearchTuning?]> = [
   ['plain BM25+ (MiniSearch defaults; words split, all fields equal)', {}],
   ['+ stop words', { stopWords: true }],
@@ -39,7 +52,10 @@ export const LADDER: Array<[string, Partial<SearchSteps>, SearchTuning?]> = [
   ['+ stemming', { stem: true }],
   ['+ prefix and fuzzy', { prefix: true, fuzzy: true }],
   ['+ synonyms, every word expanded', { synonyms: true }],
-  ['+ tuning (BM25, first 60 words, rare words expanded) = the gateway', {}, DEFAULT_TUNING],
+  ['+ tuning (BM25, first 60 words, rare words expanded) = the lexical search', {}, DEFAULT_TUNING],
+  ['+ word vectors (each request word meets its closest tool word; fused with BM25)', { vectors: true }, DEFAULT_TUNING],
+  ['+ action words (count half; a tool doing more harm than asked ranks lower)', { actions: true }, DEFAULT_TUNING],
+  ['+ near ties to read-only and non-destructive tools = the gateway', { safety: true }, DEFAULT_TUNING],
 ];
 
 const STEP_NAMES: Array<[string, Array<keyof SearchSteps>]> = [
@@ -48,15 +64,26 @@ const STEP_NAMES: Array<[string, Array<keyof SearchSteps>]> = [
   ['stemming', ['stem']],
   ['prefix and fuzzy', ['prefix', 'fuzzy']],
   ['synonyms', ['synonyms']],
+  ['word vectors', ['vectors']],
+  ['action words', ['actions']],
+  ['safety tie-break', ['safety']],
 ];
 
+export interface Evaluation {
+  row: QualityRow;
+  /** The tuning split's requests not in the top 5. */
+  devMisses: string[];
+}
+
 export function evaluate(
+  variant: string,
   tools: IndexedTool[],
   requests: LabelledRequest[],
   steps: SearchSteps,
   tuning: SearchTuning = DEFAULT_TUNING,
-): { dev: Quality; test: Quality; fresh: Quality; all: Quality; misses: string[] } {
-  const index = new ToolIndex(steps, tuning);
+  vectors?: WordVectors,
+): Evaluation {
+  const index = new ToolIndex(steps, tuning, vectors);
   index.replace(tools);
   const ranks = requests.map((r) => {
     const names = index.search(r.request, { limit: 50 }).map((m) => m.name);
@@ -69,29 +96,29 @@ export function evaluate(
     recall_at_5: subset.filter((x) => x.rank <= 5).length / subset.length,
     mrr: subset.reduce((s, x) => s + (x.rank === Infinity ? 0 : 1 / x.rank), 0) / subset.length,
   });
+  const splits = Object.fromEntries(SPLITS.map((s) => [s, score(ranks.filter((x) => x.r.split === s))])) as Record<Split, Quality>;
   return {
-    dev: score(ranks.filter((x) => x.r.split === 'dev')),
-    test: score(ranks.filter((x) => x.r.split === 'test')),
-    fresh: score(ranks.filter((x) => x.r.split === 'fresh')),
-    all: score(ranks),
-    misses: ranks
-      .filter((x) => x.rank > 5)
+    row: { variant, held_out: score(ranks.filter((x) => HELD_OUT.includes(x.r.split))), splits },
+    devMisses: ranks
+      .filter((x) => x.r.split === 'dev' && x.rank > 5)
       .map((x) => `#${x.r.id} "${x.r.request}" → ${x.top.join(', ') || '(nothing)'} (wanted ${x.r.expected.slice(0, 2).join(' or ')})`),
   };
 }
 
-export function qualityTable(tools: IndexedTool[], requests: LabelledRequest[]): { ladder: QualityRow[]; without: QualityRow[]; misses: string[] } {
+export function qualityTable(
+  tools: IndexedTool[],
+  requests: LabelledRequest[],
+  vectors?: WordVectors,
+): { ladder: QualityRow[]; without: QualityRow[]; devMisses: string[] } {
   const ladder: QualityRow[] = [];
   let steps = { ...NONE };
   for (const [variant, add, tuning] of LADDER) {
     steps = { ...steps, ...add };
-    const { dev, test, fresh, all } = evaluate(tools, requests, steps, tuning ?? PLAIN_TUNING);
-    ladder.push({ variant, dev, test, fresh, all });
+    ladder.push(evaluate(variant, tools, requests, steps, tuning ?? PLAIN_TUNING, vectors).row);
   }
   const without = STEP_NAMES.map(([name, keys]): QualityRow => {
     const off = { ...ALL_SEARCH_STEPS, ...Object.fromEntries(keys.map((k) => [k, false])) };
-    const { dev, test, fresh, all } = evaluate(tools, requests, off);
-    return { variant: `the gateway without ${name}`, dev, test, fresh, all };
+    return evaluate(`the gateway without ${name}`, tools, requests, off, DEFAULT_TUNING, vectors).row;
   });
-  return { ladder, without, misses: evaluate(tools, requests, ALL_SEARCH_STEPS).misses };
+  return { ladder, without, devMisses: evaluate('the gateway', tools, requests, ALL_SEARCH_STEPS, DEFAULT_TUNING, vectors).devMisses };
 }

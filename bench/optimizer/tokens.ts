@@ -18,7 +18,8 @@ import { createLogger } from '../../runtime/observability/logging/logger.js';
 import { Redactor } from '../../runtime/observability/logging/redactor.js';
 import { buildRouteTable } from '../../runtime/routing/route-table.js';
 import { ToolOptimizer } from '../../runtime/optimizer/tool-optimizer.js';
-import { ToolIndex } from '../../runtime/optimizer/tool-index.js';
+import { ALL_SEARCH_STEPS, DEFAULT_TUNING, ToolIndex } from '../../runtime/optimizer/tool-index.js';
+import type { WordVectors } from '../../runtime/optimizer/word-vectors.js';
 import { findToolResult } from '../../runtime/optimizer/meta-tools.js';
 import { listResultJson } from '../../runtime/transports/json-rpc.js';
 import type { Catalog, LabelledRequest } from './dataset.js';
@@ -94,9 +95,10 @@ export async function tokenFigures(
   root: string,
   catalogs: Catalog[],
   requests: LabelledRequest[],
+  vectors?: WordVectors,
 ): Promise<{ rows: TokenRow[]; find_tool_answer_tokens: { mean: number; max: number } }> {
   const rows = [await exampleConfig(root), realCatalogs(catalogs).row];
-  const index = new ToolIndex();
+  const index = new ToolIndex(ALL_SEARCH_STEPS, DEFAULT_TUNING, vectors);
   index.replace(exposedTools(catalogs));
   const answers = requests.map((r) => tokensOf(JSON.stringify(findToolResult(index.search(r.request, { limit: 5 })))));
   return { rows, find_tool_answer_tokens: { mean: Math.round(answers.reduce((a, b) => a + b, 0) / answers.length), max: Math.max(...answers) } };

@@ -8,6 +8,7 @@ import { EXIT } from '../output/exit-codes.js';
 import { CommandFailure } from '../output/report-error.js';
 import { secondsValue } from '../option-values.js';
 import type { BackendRecord } from '../client/api-types.js';
+import { lostConflicts } from '../client/tool-availability.js';
 import { awaitReauth } from './reauth-flow.js';
 
 export class BackendsListCommand extends ClientCommand {
@@ -64,6 +65,7 @@ function describeBackend(io: Io, r: BackendRecord): string {
     ['Error', r.error ?? '-'],
     ['Capabilities', [count(r.capabilities.tools, 'tool'), count(r.capabilities.resources, 'resource'), count(r.capabilities.prompts, 'prompt')].join(', ')],
     ['Quarantined', r.quarantined_tools ? io.c.red(`${count(r.quarantined_tools, 'tool')} (gateway-client tools pending)`) : '-'],
+    ['Conflicts', lostConflicts(r).join('; ') || '-'],
     [
       'Labels',
       Object.entries(r.labels)

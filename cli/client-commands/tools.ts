@@ -7,6 +7,7 @@ import { buildArguments } from './tool-arguments.js';
 import { integerValue } from '../option-values.js';
 import { ToolSearchQuerySchema } from '../../schemas/api.js';
 import type { ToolCall } from '../client/api-types.js';
+import { whyHidden } from '../client/tool-availability.js';
 import { ApproveDefinitionCommand, DefinitionDiffCommand, PendingDefinitionsCommand } from './pending-definitions.js';
 
 const SEARCH_LIMIT = ToolSearchQuerySchema.properties.limit;
@@ -17,7 +18,7 @@ export class ToolsListCommand extends ClientCommand {
     category: 'Capabilities',
     description: 'Tools, with the backend of each (GET /capabilities?type=tools)',
     details:
-      'Tools hidden by a backend filter are listed with FILTERED true; clients never see them. PENDING names why a definition waits for approval (red: quarantined, clients neither see nor call it).',
+      'Every tool the backends offer. HIDDEN says why clients neither see nor call one: filtered (a backend filter), quarantined (its definition waits for approval), "<backend> keeps the name" (a name conflict another backend won), invalid name (it breaks the MCP tool-name rules); empty: callable. PENDING names why a definition waits for approval (red: quarantined).',
   });
 
   backend = Option.String('--backend', { description: 'Only the tools of this backend' });
@@ -25,15 +26,18 @@ export class ToolsListCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     io.print(await io.client.capabilities({ type: 'tools', backend: this.backend }), (caps) =>
       renderTable(
-        ['NAME', 'BACKEND', 'ORIGINAL', 'FILTERED', 'PENDING', 'DESCRIPTION'],
-        caps.tools.map((t) => [
-          t.name,
-          t.backend,
-          t.renamed ? t.original_name : '',
-          t.filtered ? io.c.yellow('true') : '',
-          t.pending ? (t.quarantined ? io.c.red : io.c.yellow)(t.pending) : '',
-          clip(t.description),
-        ]),
+        ['NAME', 'BACKEND', 'ORIGINAL', 'HIDDEN', 'PENDING', 'DESCRIPTION'],
+        caps.tools.map((t) => {
+          const hidden = whyHidden(t);
+          return [
+            t.name,
+            t.backend,
+            t.renamed ? t.original_name : '',
+            hidden === undefined ? '' : (t.filtered ? io.c.yellow : io.c.red)(hidden),
+            t.pending ? (t.quarantined ? io.c.red : io.c.yellow)(t.pending) : '',
+            clip(t.description),
+          ];
+        }),
       ),
     );
     return EXIT.ok;

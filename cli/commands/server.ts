@@ -7,15 +7,14 @@
 import { Command, Option } from 'clipanion';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import type { Gateway, LogFormat } from '../../app/gateway.js';
+import type { Gateway } from '../../app/gateway.js';
 import { claimName, precheckName, releaseOnExit, SessionNameTaken } from '../sessions/server-session.js';
 import { DEFAULT_SESSION_NAME, sessionNameProblem } from '../sessions/session-record.js';
 import { defaultLogFile, notifyDetachParent, startDetached, takeDetachedLogFile } from '../sessions/detach.js';
-import { jsonBanner, textBanner } from './server-banner.js';
+import { banner, startFailure, type StartFailure } from './server-output.js';
+import { consoleFormat, LOG_FORMATS } from '../../runtime/observability/logging/console-format.js';
 import { LOG_LEVELS } from '../../schemas/log-levels.js';
 import { acceptedBy, integerValue, oneOf } from '../option-values.js';
-
-const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 
 export class ServerCommand extends Command {
   static override paths = [['server']];
@@ -37,7 +36,8 @@ export class ServerCommand extends Command {
   port = Option.String('--port,-p', { description: 'Listen port (default from config, 9000)', validator: integerValue({ minimum: 0, maximum: 65535 }) });
   logLevel = Option.String('--log-level', { description: LOG_LEVELS.join(', '), validator: oneOf(LOG_LEVELS) });
   logFormat = Option.String('--log-format', {
-    description: 'Console log format: pretty (for a person) or json (JSON lines, the start-up banner too); default pretty when stdout is a terminal, else json',
+    description:
+      'Console log format: pretty (for a person) or json (JSON lines, the start-up banner and a failure to start too); default pretty when stdout is a terminal, else json',
     validator: oneOf(LOG_FORMATS),
   });
   verbose = Option.Counter('-v,--verbose', 0, { description: '-v: backend connection progress; -vv: also full backend process output' });
@@ -54,11 +54,22 @@ export class ServerCommand extends Command {
   async execute(): Promise<number> {
     const problem = this.usageProblem();
     if (problem) {
-      this.context.stderr.write(`${problem}\n`);
+      this.fail({ message: problem });
       return 2;
     }
     if (this.detach) return this.runDetached();
     return this.runForeground();
+  }
+
+  /** The console's format: what the logger writes, and the banner and a failure to start with it. */
+  private get format() {
+    return consoleFormat(this.logFormat);
+  }
+
+  /** Why the server does not start, on stderr in the console's format; redacted when the secrets may be known. */
+  private fail(failure: StartFailure, redactor?: { redact(text: string): string }): void {
+    const line = startFailure(this.format, failure);
+    this.context.stderr.write(redactor ? redactor.redact(line) : line);
   }
 
   private usageProblem(): string | undefined {
@@ -124,17 +135,18 @@ export class ServerCommand extends Command {
         host: this.host,
         port: this.port,
         logLevel: this.logLevel,
-        logFormat: this.logFormat,
+        logFormat: this.format,
         verbosity: this.verbose,
         redactor,
         // The banner (and a detached start's return) comes as soon as the port is ours, unless --wait asks for the backends.
         waitForBackends: this.wait,
       });
     } catch (err) {
-      // Not through the logger (it may not exist yet), so redact here: a
+      // Not through the logger (it may not exist yet), so redacted here: a
       // resolved secret can be part of an error raised while starting.
-      const text = err instanceof GatewayError || err instanceof SessionNameTaken ? err.message : ((err as Error).stack ?? String(err));
-      this.context.stderr.write(`${redactor.redact(text)}\n`);
+      if (err instanceof GatewayError) this.fail({ message: err.message, code: err.code, details: err.details }, redactor);
+      else if (err instanceof SessionNameTaken) this.fail({ message: err.message }, redactor);
+      else this.fail({ message: (err as Error).stack ?? String(err) }, redactor);
       return 1;
     }
     const address = new URL(gateway.url);
@@ -149,7 +161,8 @@ export class ServerCommand extends Command {
         started_at: new Date().toISOString(),
       }).name;
     } catch (err) {
-      this.context.stderr.write(`${(err as Error).message}\n`);
+      flushLogsSync();
+      this.fail({ message: (err as Error).message }, redactor);
       await gateway.shutdown();
       return 1;
     }
@@ -183,8 +196,7 @@ export class ServerCommand extends Command {
     gateway.logger.info({ session }, `session ${session} (stop with: gateway stop ${session})`);
     // Start-up lines may still sit in the log buffer; they belong before the banner.
     flushLogsSync();
-    const banner = { url: gateway.url, session, pid: process.pid };
-    this.context.stdout.write(this.logFormat === 'json' ? jsonBanner(banner) : textBanner(banner));
+    this.context.stdout.write(banner(this.format, { url: gateway.url, session }));
     if (detachedLogFile) notifyDetachParent({ name: session, url: gateway.url, pid: process.pid });
     return stopped;
   }

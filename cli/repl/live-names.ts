@@ -6,9 +6,11 @@
  */
 import type { ManagementClient } from '../client/management-client.js';
 import { terminalSafe } from '../output/terminal-safe.js';
+import { isCallable } from '../client/tool-availability.js';
 
 export interface NameSets {
   backends: string[];
+  /** Tools clients can call (`tools call`): none held out by a filter, a conflict, its name or a quarantine. */
   tools: string[];
   /** Tools whose definitions wait for approval (`tools diff`, `tools approve`). */
   pendingTools: string[];
@@ -52,7 +54,7 @@ export class LiveNames {
     }
     this.names = {
       backends: backends.status === 'fulfilled' ? typable(backends.value.backends.map((b) => b.name)) : this.names.backends,
-      tools: caps.status === 'fulfilled' ? typable(caps.value.tools.filter((t) => !t.filtered).map((t) => t.name)) : this.names.tools,
+      tools: caps.status === 'fulfilled' ? typable(caps.value.tools.filter(isCallable).map((t) => t.name)) : this.names.tools,
       pendingTools: caps.status === 'fulfilled' ? typable(caps.value.tools.filter((t) => t.pending).map((t) => t.name)) : this.names.pendingTools,
       resources: caps.status === 'fulfilled' ? typable(caps.value.resources.map((r) => r.uri)) : this.names.resources,
       prompts: caps.status === 'fulfilled' ? typable(caps.value.prompts.map((p) => p.name)) : this.names.prompts,

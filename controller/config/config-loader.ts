@@ -29,6 +29,7 @@ import { nameProblems } from './name-checks.js';
 import { pluginProblems } from './plugin-checks.js';
 import { accessProblems } from './access-checks.js';
 import { consoleProblems } from './console-checks.js';
+import { choiceMessage, foldChoiceUnions } from './choice-errors.js';
 import { RESOURCE_PATTERN, RESOURCE_PATTERN_HINT } from '../../schemas/access-config.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
@@ -153,7 +154,8 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
   const withoutBackends = { ...cfg };
   delete withoutBackends.backends;
   // An `if` error (a plugin's settings failed its `then`) only repeats the errors inside it.
-  if (!validateConfig(withoutBackends)) problems.push(...validateConfig.errors!.filter((e) => e.keyword !== 'if').map((e) => toProblem(e, '')));
+  if (!validateConfig(withoutBackends))
+    problems.push(...foldChoiceUnions(validateConfig.errors!.filter((e) => e.keyword !== 'if')).map((e) => toProblem(e, '')));
   Object.assign(cfg, withoutBackends, { backends });
   if (backends === undefined || backends === null) {
     cfg.backends = {};
@@ -187,7 +189,7 @@ function schemaProblems(cfg: Record<string, unknown>): ConfigProblem[] {
       continue;
     }
     const validate = validateBackendByType[type as BackendType];
-    if (!validate(spec)) problems.push(...validate.errors!.map((e) => toProblem(e, base, type as BackendType)));
+    if (!validate(spec)) problems.push(...foldChoiceUnions(validate.errors!).map((e) => toProblem(e, base, type as BackendType)));
     else problems.push(...clientKeyProblems(name, spec as BackendSpec));
   }
   return problems;
@@ -262,7 +264,8 @@ function toProblem(e: ErrorObject, base: string, backendType?: BackendType): Con
     if (backendType && e.instancePath === '') message = stdioOnBehalfOf(key, backendType, e.data) ?? message + otherTransportHint(key, backendType);
   } else if (e.keyword === 'required') message = 'is required';
   else if (e.keyword === 'pattern') message = patternMessage(String(e.params.pattern), e.data) ?? message;
-  else if (e.keyword === 'enum' || e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)}`;
+  else if (e.keyword === 'enum') message = choiceMessage(e.params.allowedValues as unknown[], e.data);
+  else if (e.keyword === 'const') message = `${message}: ${JSON.stringify(e.params.allowedValue)}`;
   else if (e.keyword === 'anyOf') message = 'has a value that is not one of the allowed choices';
   return { path, message };
 }

@@ -47,8 +47,10 @@ export function sameConnection(a: BackendSpec, b: BackendSpec): boolean {
  *
  * A reconnect is recorded like `kubectl rollout restart` records a restart:
  * a counter per backend in desired state that the reconciler compares with
- * the last one it answered, so fifty concurrent requests cause one
- * reconnect, not fifty.
+ * the last one it answered. A request that comes while a reconnect is
+ * queued or running joins it instead of counting up, so fifty concurrent
+ * requests cause one reconnect, not fifty, however they are spread over
+ * the time the reconnect takes.
  */
 export class DesiredState implements DesiredBackends {
   private backends: ReadonlyMap<string, BackendSpec>;
@@ -80,11 +82,16 @@ export class DesiredState implements DesiredBackends {
     return [...this.backends.keys()];
   }
 
-  /** Asks for a fresh connection; returns the request's number. */
-  requestReconnect(name: string): number {
-    const n = (this.reconnects.get(name) ?? 0) + 1;
-    this.reconnects.set(name, n);
-    return n;
+  /**
+   * Asks for a fresh connection; returns the number of the reconnect the
+   * request joins: the newest one while no connect attempt has answered it
+   * yet (`answered`: the last number an attempt answered), else a new one.
+   */
+  requestReconnect(name: string, answered: number): number {
+    const newest = this.reconnects.get(name) ?? 0;
+    if (newest > answered) return newest;
+    this.reconnects.set(name, newest + 1);
+    return newest + 1;
   }
 
   /** The newest reconnect request for a backend (0: none). */

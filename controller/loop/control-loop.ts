@@ -128,14 +128,15 @@ export class ControlLoop<C extends BackendHandle> {
   }
 
   /**
-   * A manual reconnect: recorded in desired state (so concurrent requests
-   * share one reconnect); resolves once a connect attempt has answered it.
+   * A manual reconnect: recorded in desired state, where a request that
+   * comes while one is queued or running joins it; resolves once the connect
+   * attempt that answers the reconnect it joined has ended, with its outcome.
    */
   async reconnect(name: string): Promise<ReconnectResult> {
     const spec = this.desired.get(name);
     if (!spec) return { name, reconnected: false, error: `unknown backend ${name}` };
     if (spec.enabled === false) return { name, reconnected: false, error: `${name} is disabled in config` };
-    const request = this.desired.requestReconnect(name);
+    const request = this.desired.requestReconnect(name, this.status.get(name)?.reconnectsAnswered ?? 0);
     this.o.events.emit({ stage: 'reconnect', backend: name, message: `manual reconnect of ${name} requested`, details: { trigger: 'manual' } });
     this.queue.add(name);
     const st = await this.waitForStatus(() => {

@@ -1,5 +1,5 @@
 /** The backend record of `GET /backends` (spec 2.2), from a status and the backend's live connection. */
-import type { BackendRecord, CircuitState } from '../../schemas/records.js';
+import type { BackendRecord, CircuitState, LostConflict } from '../../schemas/records.js';
 import type { BackendStatus } from './status-store.js';
 import { getCondition } from './conditions.js';
 
@@ -7,16 +7,17 @@ export interface CatalogCounts {
   catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
 }
 
-/**
- * `quarantinedTools`: how many of its tools the route table holds back (docs/tool-pinning.md);
- * `circuit`: the backend's circuit under the circuit_breaker plugin, null without one.
- */
-export function toBackendRecord(
-  status: BackendStatus,
-  conn: CatalogCounts | undefined,
-  quarantinedTools = 0,
-  circuit: CircuitState | null = null,
-): BackendRecord {
+/** What the record tells beyond the status and the connection. */
+export interface RecordExtras {
+  /** How many of its tools the route table holds back (docs/tool-pinning.md). */
+  quarantinedTools?: number;
+  /** The backend's circuit under the circuit_breaker plugin, null without one. */
+  circuit?: CircuitState | null;
+  /** The names it lost to another backend, with the winner of each. */
+  conflicts?: LostConflict[];
+}
+
+export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | undefined, extras: RecordExtras = {}): BackendRecord {
   // A backend held out by a name conflict serves nothing, so it counts nothing.
   const serving = conn && getCondition(status.conditions, 'Ready')?.reason !== 'NameConflict' ? conn.catalog : undefined;
   return {
@@ -31,11 +32,12 @@ export function toBackendRecord(
       resources: serving?.resources.length ?? 0,
       prompts: serving?.prompts.length ?? 0,
     },
-    quarantined_tools: quarantinedTools,
+    quarantined_tools: extras.quarantinedTools ?? 0,
+    conflicts: (extras.conflicts ?? []).map((c) => ({ ...c })),
     health: { ...status.health },
     conditions: status.conditions.map((c) => ({ ...c })),
     labels: { ...(status.spec.labels ?? {}) },
     container: status.container && { ...status.container },
-    circuit,
+    circuit: extras.circuit ?? null,
   };
 }

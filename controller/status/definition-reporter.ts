@@ -19,6 +19,9 @@ export function reportDefinitionPins(pins: DefinitionPins, events: EventBus, log
   pins.on('saveFailed', (err) =>
     log.error({ err, pins: pins.location }, `could not save the definition pins to ${pins.location}; trying again with the next change`),
   );
+  pins.on('readFailed', (err) =>
+    log.error({ err, pins: pins.location }, `could not read the definition pins from ${pins.location}; the gateway connects no backend until it can`),
+  );
 }
 
 function heldEvent(h: HeldDefinition): EventInput {

@@ -40,7 +40,7 @@ export class RedisCluster {
     private readonly log: Logger,
   ) {
     this.keys = new RedisKeys(settings.keyPrefix);
-    this.connection = new RedisConnection(settings.url, log);
+    this.connection = new RedisConnection(settings.url, replicaId, log);
     defineScripts(this.connection.commands);
     this.bus = new ClusterBus(this.connection.subscriber, this.connection.commands, log);
     this.sessions = new RedisSessionStore(this.connection.commands, this.keys, log);
@@ -55,10 +55,8 @@ export class RedisCluster {
       const m = decodeMessage(text);
       if (m && m.from !== this.tag) onMessage(m);
     };
-    // Not awaited: while Redis is down the subscriptions wait in the subscriber's queue and go out once it is back.
-    for (const channel of [this.keys.bus, this.keys.replica(this.tag)]) {
-      this.bus.listen(channel, hear).catch((err: unknown) => this.log.warn({ err, channel }, 'cannot listen on a cluster channel'));
-    }
+    // Held across outages: subscribed now if Redis is there, else as soon as it is.
+    for (const channel of [this.keys.bus, this.keys.replica(this.tag)]) this.bus.hold(channel, hear);
   }
 
   /** Counts of one rate_limiter entry, shared by the cluster (made only when the config has a rate_limiter). */

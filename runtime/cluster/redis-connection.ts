@@ -4,7 +4,9 @@
  * themselves with capped exponential backoff. While Redis is unreachable,
  * commands fail at once (no offline queue: a request must get an answer,
  * not wait) and the store is `unavailable`; when both connections are ready
- * again it is `ok`. Redis errors are kept as one line for the logs and
+ * again it is `ok`. Whether it was ever reached tells a replica that starts
+ * without Redis (not ready: it holds nothing) from one that lost it (it
+ * serves what it holds). Redis errors are kept as one line for the logs and
  * never thrown at a client as they are.
  */
 import { Redis, type RedisOptions } from 'ioredis';
@@ -24,25 +26,27 @@ const OPTIONS: RedisOptions = {
   // A command in flight when the connection drops fails rather than waiting for the next one.
   maxRetriesPerRequest: 1,
   retryStrategy: reconnectDelayMs,
-  // The gateway says which Redis it uses; the client's name helps whoever reads CLIENT LIST.
-  connectionName: 'mcp-gateway',
 };
 
 export class RedisConnection {
   readonly commands: Redis;
   readonly subscriber: Redis;
   private current: StoreStatus = 'unavailable';
+  private everReached = false;
   private connecting?: Promise<void>;
   private lastError = '';
   private readonly listeners = new Set<(status: StoreStatus, reason: string) => void>();
 
   constructor(
     url: string,
+    /** Who this is among the replicas: the connections are named after it, for whoever reads CLIENT LIST. */
+    replica: string,
     private readonly log: Logger,
   ) {
-    this.commands = new Redis(url, { ...OPTIONS, enableOfflineQueue: false });
-    // Subscriptions made while down are sent once connected, and every channel is subscribed again after a reconnect.
-    this.subscriber = new Redis(url, { ...OPTIONS, enableOfflineQueue: true, autoResubscribe: true });
+    const name = `mcp-gateway:${replica.replace(/[^\w.:-]/g, '_')}`;
+    this.commands = new Redis(url, { ...OPTIONS, connectionName: `${name}:commands`, enableOfflineQueue: false });
+    // The bus subscribes its channels again itself each time this connection is ready (./cluster-bus.ts).
+    this.subscriber = new Redis(url, { ...OPTIONS, connectionName: `${name}:subscriber`, enableOfflineQueue: false, autoResubscribe: false });
     for (const client of [this.commands, this.subscriber]) {
       // Without a listener, an 'error' event would end the process.
       client.on('error', (err: Error) => {
@@ -56,6 +60,11 @@ export class RedisConnection {
 
   get status(): StoreStatus {
     return this.current;
+  }
+
+  /** Whether both connections have been ready at least once since this replica started. */
+  get reached(): boolean {
+    return this.everReached;
   }
 
   /** Why the store is unavailable, in one line (the last Redis error). */
@@ -98,7 +107,10 @@ export class RedisConnection {
     const next: StoreStatus = this.commands.status === 'ready' && this.subscriber.status === 'ready' ? 'ok' : 'unavailable';
     if (next === this.current) return;
     this.current = next;
-    if (next === 'ok') this.lastError = '';
+    if (next === 'ok') {
+      this.lastError = '';
+      this.everReached = true;
+    }
     this.log.info({ store: 'redis', status: next, ...(next === 'ok' ? {} : { reason: this.reason }) }, 'session store status');
     for (const listener of this.listeners) listener(next, this.reason);
   }

@@ -70,45 +70,72 @@ export class RedisEventStore {
   /**
    * Follows a stream: the events after `afterId` (none when undefined: only
    * what comes from now on), then each new one, in order and never twice.
+   * After a gap in the subscription (the subscriber reconnected) what was
+   * appended meanwhile is read from the stream before what comes live.
    * Undefined (nothing delivered) when `afterId` is given and the stream is
    * not kept any more.
    */
   async follow(sessionId: string, stream: string, afterId: string | undefined, onEvent: (e: StreamEvent) => void): Promise<(() => void) | undefined> {
     const key = this.keys.events(sessionId, stream);
+    // Without an id to start after, a catch-up starts at the time following began (ids of Redis' own numbering are times).
     let last = afterId;
-    let replaying = true;
-    const buffered: StreamEvent[] = [];
+    const since = `${Date.now()}-0`;
+    // Live events wait while a read is due: with an id to start after, and from a lost connection until the read after it.
+    let gap = false;
+    let holding = afterId !== undefined;
+    const held: StreamEvent[] = [];
     const deliver = (e: StreamEvent) => {
       if (last !== undefined && compareIds(e.id, last) <= 0) return;
       last = e.id;
       onEvent(e);
     };
-    const stop = await storeCall(this.log, 'follow stream', () =>
+    /** Reads what is kept after the last event delivered, then what waited; false when the stream is gone. One at a time. */
+    let reads: Promise<unknown> = Promise.resolve();
+    const read = (): Promise<boolean> => {
+      const run = reads.then(async () => {
+        holding = true;
+        try {
+          const [entries, exists] = await Promise.all([this.redis.xrange(key, `(${last ?? since}`, '+'), this.redis.exists(key)]);
+          for (const [id, fields] of entries) deliver({ id, payload: fields[1] ?? '' });
+          return exists === 1;
+        } finally {
+          holding = gap;
+          if (!holding) for (const e of held.splice(0)) deliver(e);
+        }
+      });
+      reads = run.catch(() => undefined);
+      return run;
+    };
+    const stopListening = await storeCall(this.log, 'follow stream', () =>
       this.bus.listen(key, (raw) => {
         const cut = raw.indexOf(' ');
         const e = { id: raw.slice(0, cut), payload: raw.slice(cut + 1) };
-        if (replaying) buffered.push(e);
+        if (holding) held.push(e);
         else deliver(e);
       }),
     );
+    const stopLost = this.bus.onLost(() => {
+      gap = true;
+      holding = true;
+    });
+    const stopResubscribed = this.bus.onResubscribed(() => {
+      gap = false;
+      read().catch(() => undefined);
+    });
+    const stop = () => {
+      stopLost();
+      stopResubscribed();
+      stopListening();
+    };
+    if (afterId === undefined) return stop;
     try {
-      if (afterId !== undefined) {
-        const [entries, exists] = await storeCall(this.log, 'read stream', () =>
-          Promise.all([this.redis.xrange(key, `(${afterId}`, '+'), this.redis.exists(key)]),
-        );
-        if (exists === 0) {
-          stop();
-          return undefined;
-        }
-        for (const [id, fields] of entries) deliver({ id, payload: fields[1] ?? '' });
-      }
-      replaying = false;
-      for (const e of buffered.splice(0)) deliver(e);
-      return stop;
+      if (await storeCall(this.log, 'read stream', read)) return stop;
     } catch (err) {
       stop();
       throw err;
     }
+    stop();
+    return undefined;
   }
 }
 

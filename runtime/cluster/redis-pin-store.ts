@@ -7,7 +7,9 @@
  * again. Pub/sub rather than re-reading: pins are consulted only when a
  * route table is built, so nothing may cost a round trip per call or a
  * poll; Redis drops what is published while a replica is disconnected, so
- * a replica reads every backend again when its connection is back.
+ * a replica reads every backend again when its connection is back. A
+ * replica that starts while Redis is out of reach reads them when it is
+ * first reached (runtime/pinning/definition-pins.ts).
  */
 import { Value } from '@sinclair/typebox/value';
 import { BackendPinsSchema, type BackendPins } from '../../schemas/pinning.js';
@@ -36,7 +38,7 @@ export class RedisPinStore implements PinStore {
   }
 
   async load(): Promise<Record<string, BackendPins>> {
-    await this.reachable();
+    await this.readable();
     let fields: Record<string, string>;
     try {
       fields = await this.connection.commands.hgetall(this.keys.pins);
@@ -56,28 +58,28 @@ export class RedisPinStore implements PinStore {
   }
 
   async watch(changed: (backends?: string[]) => void): Promise<() => void> {
-    await this.reachable();
-    const stopListening = await this.bus.listen(this.keys.pinsChanged, (text) => {
-      const m = decode(text);
-      if (m && m.from !== this.tag) changed(m.backends);
-    });
     const stopStatus = this.connection.onStatus((status) => {
       if (status === 'ok') changed();
     });
+    const stopListening = this.bus.hold(this.keys.pinsChanged, (text) => {
+      const m = decode(text);
+      if (m && m.from !== this.tag) changed(m.backends);
+    });
+    await this.bus.whenSubscribed(this.keys.pinsChanged);
     return () => {
       stopListening();
       stopStatus();
     };
   }
 
-  /**
-   * The gateway does not run on pins it cannot read: a replica started while
-   * Redis is out of reach stops (its supervisor starts it again) rather than
-   * pinning on its own what the others may have quarantined.
-   */
-  private async reachable(): Promise<void> {
+  async reachable(): Promise<boolean> {
     await this.connection.connect();
-    if (this.connection.status !== 'ok') throw new PinsUnreadableError(this.location, `cannot be read: Redis is out of reach (${this.connection.reason})`);
+    return this.connection.status === 'ok';
+  }
+
+  /** What cannot be reached cannot be read: an error that says so rather than a Redis error. */
+  private async readable(): Promise<void> {
+    if (!(await this.reachable())) throw new PinsUnreadableError(this.location, `cannot be read: Redis is out of reach (${this.connection.reason})`);
   }
 
   private parse(backend: string, text: string): BackendPins {

@@ -8,6 +8,7 @@ import { BadRequestError } from '../../schemas/errors.js';
 import { OPTIMIZER_MAX_LIMIT } from '../../schemas/config.js';
 import type { JsonObject } from '../routing/caller.js';
 import type { ToolMatch } from './tool-index.js';
+import { safetyLabel } from './safety.js';
 
 export const FIND_TOOL = 'find_tool';
 export const CALL_TOOL = 'call_tool';
@@ -18,7 +19,8 @@ export function findToolDefinition(defaultLimit: number): Tool {
     title: 'Find a tool',
     description:
       'Search the tools this gateway can call, by what you want to do (e.g. "create an issue in a GitHub repository"). ' +
-      'Returns the best matches, best first, each with its name and input schema; call one with call_tool.',
+      'Returns the best matches, best first, each with its name, input schema and annotations (whether it only reads or may destroy); ' +
+      'call one with call_tool.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -45,6 +47,7 @@ export function findToolDefinition(defaultLimit: number): Tool {
               inputSchema: { type: 'object' },
               backend: { type: 'string' },
               score: { type: 'number' },
+              annotations: { type: 'object', description: 'The tool’s own annotations (readOnlyHint, destructiveHint, …), when it has any.' },
             },
             required: ['name', 'description', 'inputSchema', 'backend', 'score'],
           },
@@ -98,7 +101,12 @@ export function findToolResult(matches: ToolMatch[]): JsonObject {
     matches.length === 0
       ? 'No tool matches. Try other words.'
       : matches
-          .map((m, i) => `${i + 1}. ${m.name} (backend ${m.backend}, score ${m.score})\n${m.description}\ninput schema: ${JSON.stringify(m.inputSchema)}`)
+          .map(
+            (m, i) =>
+              `${i + 1}. ${m.name} (backend ${m.backend}, score ${m.score}; ${safetyLabel(m.annotations)})\n` +
+              `${m.description}\ninput schema: ${JSON.stringify(m.inputSchema)}` +
+              (m.annotations ? `\nannotations: ${JSON.stringify(m.annotations)}` : ''),
+          )
           .join('\n\n');
   return { content: [{ type: 'text', text }], structuredContent: { tools: matches } };
 }

@@ -8,8 +8,12 @@
  */
 import MiniSearch, { type SearchResult } from 'minisearch';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ALL_STEPS, splitWords, termOf, type AnalysisSteps } from './text-analysis.js';
+import { ALL_STEPS, isStopWord, splitWords, termOf, type AnalysisSteps } from './text-analysis.js';
 import { expansionsOf } from './synonyms.js';
+import type { WordVectors } from './word-vectors.js';
+import { HARM, actionOf, type Action } from './actions.js';
+import { safetyOf } from './safety.js';
+import { DEFAULT_SEMANTIC_TUNING, SemanticMatcher, type SemanticTuning, type ToolWords } from './semantic-match.js';
 
 /** One tool as the index sees it. */
 export interface IndexedTool {
@@ -26,6 +30,8 @@ export interface ToolMatch {
   inputSchema: Tool['inputSchema'];
   backend: string;
   score: number;
+  /** The tool's own annotations (readOnlyHint, destructiveHint, …), when it has any: what the caller weighs before calling. */
+  annotations?: Tool['annotations'];
 }
 
 /** Which of the search's steps are on: all of them in the gateway; the bench switches them one by one. */
@@ -38,9 +44,24 @@ export interface SearchSteps extends AnalysisSteps {
   fuzzy: boolean;
   /** A query word also looks for related words (synonyms.ts). */
   synonyms: boolean;
+  /** Words of like meaning match (word vectors, semantic-match.ts), fused with BM25; only when the index has vectors. */
+  vectors: boolean;
+  /** Words that name an action (actions.ts) count less than the rest, and a tool whose name does another action ranks lower. */
+  actions: boolean;
+  /** Near ties go to read-only, then non-destructive tools (their annotations, safety.ts). */
+  safety: boolean;
 }
 
-export const ALL_SEARCH_STEPS: SearchSteps = { ...ALL_STEPS, fieldWeights: true, prefix: true, fuzzy: true, synonyms: true };
+export const ALL_SEARCH_STEPS: SearchSteps = {
+  ...ALL_STEPS,
+  fieldWeights: true,
+  prefix: true,
+  fuzzy: true,
+  synonyms: true,
+  vectors: true,
+  actions: true,
+  safety: true,
+};
 
 const FIELDS = ['name', 'title', 'description', 'args', 'backend'] as const;
 type Field = (typeof FIELDS)[number];
@@ -61,6 +82,17 @@ export interface SearchTuning {
   descriptionWords: number;
   /** A typed word is expanded only when at most this many tools have it (a word the catalog speaks needs no help). */
   expandBelow: number;
+  /** The share of the word-vector score in the fused one (the rest: BM25 divided by the best BM25 of the query). */
+  semanticWeight: number;
+  /** The weight of a request's word that names an action (the thing it is done to says more about which tool). */
+  actionWordWeight: number;
+  /** How much lower a tool whose name does another action than the request ranks (a share of its score). */
+  actionConflictPenalty: number;
+  /** How much more a read-only tool's score counts than one that may destroy (a non-destructive one: half as much more). */
+  safetyMargin: number;
+  /** Only a tool whose action does more harm than the one asked for ranks lower (actions.ts HARM). */
+  harmOnly: boolean;
+  semantic: SemanticTuning;
 }
 
 export const DEFAULT_TUNING: SearchTuning = {
@@ -70,6 +102,12 @@ export const DEFAULT_TUNING: SearchTuning = {
   bm25: { k: 1.2, b: 0.75, d: 0 },
   descriptionWords: 60,
   expandBelow: 10,
+  semanticWeight: 0.5,
+  actionWordWeight: 0.5,
+  actionConflictPenalty: 0.3,
+  harmOnly: true,
+  safetyMargin: 0.05,
+  semantic: DEFAULT_SEMANTIC_TUNING,
 };
 
 /** MiniSearch's own ranking, the whole description indexed, every typed word expanded: the bench's starting point. */
@@ -84,6 +122,28 @@ export const PLAIN_TUNING: SearchTuning = {
 const REBUILD_SHARE = 0.5;
 /** Tools indexed between two turns of the event loop in a chunked build (a few milliseconds each). */
 const BUILD_CHUNK = 50;
+/** Tools given to the word-vector side between two turns of the event loop. */
+const SEMANTIC_CHUNK = 500;
+
+/** A tool in the index: as given, the signature it was indexed with, the actions its name does. */
+interface Indexed {
+  entry: IndexedTool;
+  signature: string;
+  actions: ReadonlySet<Action>;
+}
+
+/** The action a tool's name does: its first word that names one (`get_record` reads; "record" after it is a thing). */
+function nameActions(name: string): ReadonlySet<Action> {
+  return new Set(firstAction(splitWords(name)));
+}
+
+function firstAction(words: readonly string[]): Action[] {
+  for (const w of words) {
+    const action = actionOf(w);
+    if (action) return [action];
+  }
+  return [];
+}
 
 export interface SearchOptions {
   limit: number;
@@ -93,14 +153,18 @@ export interface SearchOptions {
 
 export class ToolIndex {
   private mini: MiniSearch<IndexedTool>;
+  /** The word-vector side, when the index has vectors and the step is on. */
+  private semantic?: SemanticMatcher;
   /** Exposed name → the indexed entry and the signature it was indexed with. */
-  private entries = new Map<string, { entry: IndexedTool; signature: string }>();
+  private entries = new Map<string, Indexed>();
 
   constructor(
     private readonly steps: SearchSteps = ALL_SEARCH_STEPS,
     private readonly tuning: SearchTuning = DEFAULT_TUNING,
+    private readonly vectors?: WordVectors,
   ) {
     this.mini = this.create();
+    this.semantic = this.createSemantic();
   }
 
   get size(): number {
@@ -113,7 +177,9 @@ export class ToolIndex {
     if (plan.rebuild) {
       const mini = this.create();
       mini.addAll(plan.entries);
-      this.mini = mini;
+      const semantic = this.createSemantic();
+      for (const e of plan.entries) semantic?.set(e.name, this.wordsOf(e));
+      [this.mini, this.semantic] = [mini, semantic];
     } else this.patch(plan.stale, plan.fresh);
     this.entries = plan.next;
   }
@@ -128,14 +194,27 @@ export class ToolIndex {
     if (plan.rebuild) {
       const mini = this.create();
       await mini.addAllAsync(plan.entries, { chunkSize: BUILD_CHUNK });
-      this.mini = mini;
+      const semantic = this.createSemantic();
+      if (semantic) {
+        for (let i = 0; i < plan.entries.length; i++) {
+          if (i > 0 && i % SEMANTIC_CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
+          semantic.set(plan.entries[i].name, this.wordsOf(plan.entries[i]));
+        }
+      }
+      [this.mini, this.semantic] = [mini, semantic];
     } else this.patch(plan.stale, plan.fresh);
     this.entries = plan.next;
   }
 
   /** What a replace must do: patch the changed tools in, or build anew when most changed. */
   private plan(tools: readonly IndexedTool[]) {
-    const next = new Map(tools.map((entry) => [entry.name, { entry, signature: signatureOf(entry) }]));
+    const next = new Map<string, Indexed>(
+      tools.map((entry) => {
+        const signature = signatureOf(entry);
+        const old = this.entries.get(entry.name);
+        return [entry.name, { entry, signature, actions: old?.signature === signature ? old.actions : nameActions(entry.name) }];
+      }),
+    );
     const stale = [...this.entries].filter(([name, old]) => next.get(name)?.signature !== old.signature).map(([name]) => name);
     const fresh = [...next.values()].filter(({ entry, signature }) => this.entries.get(entry.name)?.signature !== signature).map((e) => e.entry);
     const rebuild = stale.length + fresh.length > REBUILD_SHARE * Math.max(next.size, 1) || this.mini.dirtCount > this.mini.documentCount;
@@ -143,21 +222,27 @@ export class ToolIndex {
   }
 
   private patch(stale: string[], fresh: IndexedTool[]): void {
-    for (const name of stale) this.mini.discard(name);
+    for (const name of stale) {
+      this.mini.discard(name);
+      this.semantic?.delete(name);
+    }
     this.mini.addAll(fresh);
+    for (const e of fresh) this.semantic?.set(e.name, this.wordsOf(e));
   }
 
   /** The best matches for a request in words, best first; nothing matching is an empty list. */
   search(query: string, opts: SearchOptions): ToolMatch[] {
-    const typed = this.queryTerms(query);
+    const words = this.analyse(query);
+    const typed = [...new Set(words.map((w) => w.term))];
     if (typed.length === 0) return [];
     // A typed word with many related words gives each less weight, so it does not drown the other words of the query.
-    const weights = new Map<string, number>(typed.map((t) => [t, 1]));
+    const weights = new Map<string, number>(typed.map((t) => [t, Math.min(...words.filter((w) => w.term === t).map((w) => w.weight))]));
     if (this.steps.synonyms) {
       for (const t of typed) {
         if (this.tuning.expandBelow !== Infinity && this.documentFrequency(t) > this.tuning.expandBelow) continue;
         const related = expansionsOf(t).filter((r) => !weights.has(r) || weights.get(r)! < 1);
-        for (const r of related) weights.set(r, Math.max(weights.get(r) ?? 0, this.tuning.expansionWeight / Math.sqrt(related.length)));
+        const weight = (weights.get(t)! * this.tuning.expansionWeight) / Math.sqrt(related.length);
+        for (const r of related) weights.set(r, Math.max(weights.get(r) ?? 0, weight));
       }
     }
     // Prefix and typo matching for the typed words only (a related word is a whole, correctly spelt word),
@@ -169,7 +254,64 @@ export class ToolIndex {
       prefix: (term) => this.steps.prefix && term.length >= 4 && loose.has(term),
       fuzzy: (term) => (this.steps.fuzzy && term.length >= 5 && loose.has(term) ? 0.2 : false),
     });
-    return results.slice(0, opts.limit).map((r) => this.match(r));
+    // What the request asks to do: its first word that names an action (a request starts with its verb; "note" after it is a thing).
+    const asked = new Set(firstAction(words.map((w) => w.word)));
+    return this.fuse(results, words, opts)
+      .map(([name, score]): [string, number] => [name, score * this.actionFactor(name, asked) * this.safetyFactor(name)])
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, opts.limit)
+      .map(([name, score]) => this.match(name, score));
+  }
+
+  /**
+   * A tool whose name does another action than the request asks ("remember
+   * a fact" and `delete_observations`) is not what it asks for, however
+   * alike the other words are.
+   */
+  private actionFactor(name: string, asked: ReadonlySet<Action>): number {
+    if (!this.steps.actions || asked.size === 0) return 1;
+    const does = this.entries.get(name)!.actions;
+    if (does.size === 0 || [...does].some((a) => asked.has(a))) return 1;
+    if (this.tuning.harmOnly && Math.max(...[...does].map((a) => HARM[a])) <= Math.max(...[...asked].map((a) => HARM[a]))) return 1;
+    return 1 - this.tuning.actionConflictPenalty;
+  }
+
+  /**
+   * Near ties go to the safer tool: a read-only tool's score counts up to
+   * `safetyMargin` more than one that may destroy (safety.ts), so it passes
+   * one that scored less than that much above it, never one further ahead.
+   */
+  private safetyFactor(name: string): number {
+    return this.steps.safety ? 1 + this.tuning.safetyMargin * safetyOf(this.entries.get(name)!.entry.tool) : 1;
+  }
+
+  /** A request's words: each with its term (as the index stores words), its action if it names one, and its weight. */
+  private analyse(query: string): Array<{ word: string; term: string; action?: Action; weight: number }> {
+    return splitWords(query).flatMap((word) => {
+      const term = termOf(word, this.steps);
+      if (term === null) return [];
+      const action = actionOf(word);
+      return [{ word, term, ...(action ? { action } : {}), weight: action && this.steps.actions ? this.tuning.actionWordWeight : 1 }];
+    });
+  }
+
+  /**
+   * BM25 and the word-vector score, fused: a convex combination of the two,
+   * BM25 divided by the query's best BM25 so that both lie in [0, 1] (the
+   * fusion Bruch et al. found better than rank fusion, "An analysis of
+   * fusion functions for hybrid retrieval", 2023). Without vectors, BM25 alone.
+   */
+  private fuse(lexical: SearchResult[], words: ReadonlyArray<{ word: string; weight: number }>, opts: SearchOptions): Array<[string, number]> {
+    const semantic = this.semantic?.scores(
+      words.filter((w) => !isStopWord(w.word)),
+      opts.visible,
+    );
+    if (!semantic) return lexical.map((r) => [r.id as string, r.score]);
+    const w = this.tuning.semanticWeight;
+    const best = lexical[0]?.score ?? 1;
+    const fused = new Map<string, number>(lexical.map((r) => [r.id as string, ((1 - w) * r.score) / best]));
+    for (const [name, score] of semantic) fused.set(name, (fused.get(name) ?? 0) + w * score);
+    return [...fused];
   }
 
   /** Names close to one that does not exist (a typo, a missing prefix), best first. */
@@ -195,14 +337,24 @@ export class ToolIndex {
     return [...new Set(splitWords(query).flatMap((w) => termOf(w, this.steps) ?? []))];
   }
 
-  private match(r: SearchResult): ToolMatch {
-    const { entry } = this.entries.get(r.id as string)!;
+  private wordsOf(doc: IndexedTool): ToolWords {
+    const words = (field: Field) => splitWords(fieldText(doc, field, this.tuning.descriptionWords)).filter((w) => !isStopWord(w));
+    return { name: words('name'), title: words('title'), description: words('description'), args: words('args'), backend: words('backend') };
+  }
+
+  private createSemantic(): SemanticMatcher | undefined {
+    return this.vectors && this.steps.vectors ? new SemanticMatcher(this.vectors, this.tuning.semantic) : undefined;
+  }
+
+  private match(name: string, score: number): ToolMatch {
+    const { entry } = this.entries.get(name)!;
     return {
       name: entry.name,
       description: entry.tool.description ?? '',
       inputSchema: entry.tool.inputSchema,
       backend: entry.backend,
-      score: Math.round(r.score * 1000) / 1000,
+      score: Math.round(score * 1000) / 1000,
+      ...(entry.tool.annotations ? { annotations: entry.tool.annotations } : {}),
     };
   }
 

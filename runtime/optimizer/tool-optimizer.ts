@@ -16,7 +16,8 @@ import type { RouteTable, ListKind } from '../routing/route-table.js';
 import type { RoutesChange } from '../backends/serving-backends.js';
 import type { CallerContext, ForwardOptions, JsonObject } from '../routing/caller.js';
 import { listResultJson } from '../transports/json-rpc.js';
-import { ToolIndex, type IndexedTool, type ToolMatch } from './tool-index.js';
+import { ALL_SEARCH_STEPS, DEFAULT_TUNING, ToolIndex, type IndexedTool, type ToolMatch } from './tool-index.js';
+import { loadWordVectors, type WordVectors } from './word-vectors.js';
 import { CALL_TOOL, CALL_TOOL_DEFINITION, FIND_TOOL, callToolArguments, findToolArguments, findToolDefinition, findToolResult } from './meta-tools.js';
 import type { OptimizerSettings } from './settings.js';
 
@@ -45,7 +46,9 @@ const REBUILD_DELAY_MS = 100;
 const SUGGESTIONS = 3;
 
 export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
-  private readonly index = new ToolIndex();
+  /** Lexical until the word vectors are read, before the first build (so only once the optimizer is on or someone searches). */
+  private index = new ToolIndex();
+  private vectorsRead?: Promise<void>;
   private indexedTable?: RouteTable;
   /** The index update under way, if any. */
   private updating?: Promise<void>;
@@ -63,6 +66,8 @@ export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
     /** The group of a backend (desired state); the index covers it. */
     private readonly groupOf: (backend: string) => string | undefined,
     settings: OptimizerSettings,
+    /** The word vectors (a 10 MB file read when first needed); none: lexical search only. */
+    private readonly wordVectors: () => Promise<WordVectors | undefined> = () => loadWordVectors(),
   ) {
     super();
     this.apply(settings);
@@ -167,8 +172,8 @@ export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
       else if (this.indexedTable !== this.catalog.routes) {
         const table = this.catalog.routes;
         // A failed update keeps the old index and fails this search; the next one tries again.
-        const update: Promise<void> = this.index
-          .replaceInChunks(indexedTools(table, this.groupOf))
+        const update: Promise<void> = this.withVectors()
+          .then(() => this.index.replaceInChunks(indexedTools(table, this.groupOf)))
           .then(() => {
             this.indexedTable = table;
           })
@@ -178,6 +183,16 @@ export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
         this.updating = update;
       } else return this.index;
     }
+  }
+
+  /** Before the first build: the index with word vectors, if they can be read (if not, it stays lexical). */
+  private withVectors(): Promise<void> {
+    this.vectorsRead ??= this.wordVectors()
+      .catch(() => undefined)
+      .then((vectors) => {
+        if (vectors) this.index = new ToolIndex(ALL_SEARCH_STEPS, DEFAULT_TUNING, vectors);
+      });
+    return this.vectorsRead;
   }
 }
 

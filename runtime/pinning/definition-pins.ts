@@ -11,7 +11,10 @@
  * Pins and what waits are kept in a PinStore, so a restart changes nothing.
  * A store shared by replicas tells what the others saved: those backends
  * are read again and holds decided again (an approval on one replica
- * serves the tool on all).
+ * serves the tool on all). A shared store out of reach at start is read
+ * once it is reached; until then nothing is offered to review (the gateway
+ * connects no backend before, app/gateway.ts), and whatever is offered is
+ * held back, never pinned afresh over what the other replicas pinned.
  */
 import { EventEmitter } from 'node:events';
 import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -58,6 +61,8 @@ export interface DefinitionPinsEvents {
   changed: [];
   /** Pins could not be saved; they are tried again with the next change. */
   saveFailed: [Error];
+  /** A store out of reach at start could not be read once reached (it is tried again when it says it is back). */
+  readFailed: [Error];
 }
 
 /** What one definition waits for, as the management API shows it. */
@@ -102,15 +107,50 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
   private saving: Promise<void> = Promise.resolve();
   /** The store is shared by running replicas (it has `watch`). */
   private readonly shared: boolean;
+  /** Whether the store has been read: only then are definitions reviewed. */
+  private stored = false;
+  private reading?: Promise<void>;
+  /** Resolves once listening to a shared store (reads come after, so nothing saved in between goes unheard). */
+  private listening: Promise<unknown> = Promise.resolve();
+  private readonly read: { done: Promise<void>; resolve: () => void };
 
   private constructor(
     private readonly store: PinStore,
     private settings: ToolPinningSettings,
-    stored: Record<string, BackendPins>,
     private readonly now: () => Date,
   ) {
     super();
     this.shared = store.watch !== undefined;
+    let resolve = () => {};
+    this.read = { done: new Promise<void>((r) => (resolve = r)), resolve };
+  }
+
+  /**
+   * Reads the store; throws when what it holds is not pins (the gateway does
+   * not start on pins it cannot trust). A shared store out of reach is read
+   * once it is reached (`whenRead`).
+   */
+  static async open(store: PinStore, settings: ToolPinningSettings, now: () => Date = () => new Date()): Promise<DefinitionPins> {
+    const pins = new DefinitionPins(store, settings, now);
+    // Listening first, then reading: nothing another replica saves in between goes unheard.
+    pins.listening = store.watch?.((backends) => pins.heard(backends)) ?? Promise.resolve();
+    if ((await store.reachable?.()) === false) return pins;
+    await pins.readStore();
+    return pins;
+  }
+
+  /** Whether the store has been read (a shared store out of reach at start: not until it is reached). */
+  get isRead(): boolean {
+    return this.stored;
+  }
+
+  /** Resolves once the store has been read. */
+  whenRead(): Promise<void> {
+    return this.read.done;
+  }
+
+  /** What the store holds becomes this replica's record. */
+  private take(stored: Record<string, BackendPins>): void {
     for (const [backend, pins] of Object.entries(stored)) {
       const record = { tools: new Map(Object.entries(pins.tools)), prompts: new Map(Object.entries(pins.prompts)) };
       this.backends.set(backend, record);
@@ -119,15 +159,30 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
           if (entry.pending)
             this.told.set(key(backend, kind, name), announcement(entry.pending.reason, entry.pending.hash, this.quarantines(entry.pending.reason)));
     }
+    this.stored = true;
+    this.read.resolve();
   }
 
-  /** Reads the store; throws when what it holds is not pins (the gateway does not start on pins it cannot trust). */
-  static async open(store: PinStore, settings: ToolPinningSettings, now: () => Date = () => new Date()): Promise<DefinitionPins> {
-    // Listening first, then reading: nothing another replica saves in between goes unheard.
-    const late: { pins?: DefinitionPins } = {};
-    await store.watch?.((backends) => void late.pins?.reread(backends));
-    late.pins = new DefinitionPins(store, settings, await store.load(), now);
-    return late.pins;
+  /** The shared store told of a change, or that it is reachable (again): read it (the first time, or again). */
+  private heard(backends?: string[]): void {
+    if (this.stored) void this.reread(backends);
+    else
+      this.readStore().then(
+        () => this.emit('changed'),
+        (err: unknown) => this.emit('readFailed', err as Error),
+      );
+  }
+
+  /** The first read, once listening; one at a time (the start and the store's "reachable" share it). A failure is tried again when asked again. */
+  private readStore(): Promise<void> {
+    this.reading ??= (async () => {
+      await this.listening;
+      this.take(await this.store.load());
+    })().catch((err: unknown) => {
+      this.reading = undefined;
+      throw err;
+    });
+    return this.reading;
   }
 
   get location(): string {
@@ -151,6 +206,8 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
     session?: object,
   ): { tools: ReadonlyMap<string, Hold>; prompts: ReadonlyMap<string, Hold> } {
     if (this.settings.mode === 'off') return NO_HOLDS;
+    // Not read yet: nothing is pinned afresh (that would overwrite what the other replicas pinned), and nothing is served unchecked.
+    if (!this.stored) return holdAll(offered);
     const firstSight = this.firstSight(backend, session);
     const before = this.writes;
     const holds = {
@@ -336,6 +393,12 @@ export class DefinitionPins extends EventEmitter<DefinitionPinsEvents> implement
     this.saving = run.catch(() => undefined);
     return run;
   }
+}
+
+/** Everything offered, held back as new (the store is not read yet). */
+function holdAll(offered: { tools: Array<Offered<Tool>>; prompts: Array<Offered<Prompt>> }): { tools: Map<string, Hold>; prompts: Map<string, Hold> } {
+  const held = (items: Array<Offered<Tool | Prompt>>) => new Map(items.map((o) => [o.original, { reason: 'new' as const, quarantined: true }]));
+  return { tools: held(offered.tools), prompts: held(offered.prompts) };
 }
 
 const key = (backend: string, kind: DefinitionKind, name: string) => `${backend}\0${kind}\0${name}`;

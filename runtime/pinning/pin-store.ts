@@ -20,8 +20,11 @@ export interface PinStore {
   /**
    * Only a store shared by running gateways: calls `changed` with the
    * backends another gateway saved, or with nothing when any may have
-   * changed unheard (the store was out of reach a while). Resolves once
-   * listening; the returned function stops it.
+   * changed unheard (the store was out of reach a while, or is reachable
+   * for the first time). Resolves once listening, which for a store out of
+   * reach is when it is back; the returned function stops it.
    */
   watch?(changed: (backends?: string[]) => void): Promise<() => void>;
+  /** Only a store that may be out of reach: whether it can be read now (after its first connection attempt). */
+  reachable?(): Promise<boolean>;
 }

@@ -2,7 +2,8 @@
  * When a plugin runs (`conditions`): every condition given must hold, and
  * the plugin must have a hook for the method. `tools` globs match exposed
  * tool names (picomatch, as the backends' filters do); with `tools` set, a
- * plugin sees tool calls only.
+ * plugin sees tool calls only. A backend's notification belongs to no method
+ * or tool: only `backends` narrows the notifications a plugin sees.
  */
 import picomatch from 'picomatch';
 import type { HookMethod, PluginEntry } from '../../schemas/plugins.js';
@@ -10,13 +11,20 @@ import type { PluginCall } from './plugin.js';
 
 export function callMatcher(conditions: PluginEntry['conditions'], hooked?: ReadonlySet<HookMethod>): ((call: PluginCall) => boolean) | undefined {
   const methods = intersect(conditions?.methods, hooked, conditions?.tools === undefined ? undefined : 'tools/call');
-  const backends = conditions?.backends === undefined ? undefined : new Set(conditions.backends);
+  const backends = backendMatcher(conditions);
   const tools = conditions?.tools === undefined ? undefined : picomatch(conditions.tools);
   if (methods === undefined && backends === undefined && tools === undefined) return undefined;
   return (call) =>
     (methods === undefined || methods.has(call.method)) &&
-    (backends === undefined || backends.has(call.backend)) &&
+    (backends === undefined || backends(call.backend)) &&
     (tools === undefined || call.method !== 'tools/call' || tools(call.name));
+}
+
+/** Whose notifications a plugin sees; undefined: every backend's. */
+export function backendMatcher(conditions: PluginEntry['conditions']): ((backend: string) => boolean) | undefined {
+  if (conditions?.backends === undefined) return undefined;
+  const backends = new Set(conditions.backends);
+  return (backend) => backends.has(backend);
 }
 
 /** The methods every restriction allows; undefined when none restricts. */

@@ -1,147 +1,112 @@
 /**
- * A plugin of your own (docs/plugins.md): an ES module whose default export,
- * or its named exports, are `{ name?, hooks: { tool_pre_invoke?(ctx), … },
- * on_load?(settings), on_unload?() }`. Its hooks are adapted to the chain's
- * plugin (./plugin.ts): a pre hook gets `ctx` and may change
- * `ctx.arguments`, return `{ arguments }` or `{ result }`, or call
- * `ctx.block(reason)`; a post hook gets `(ctx, result)` and returns the
+ * A plugin of your own (docs/plugins.md), as the chain sees it. Its module
+ * runs in a worker thread of its own (./plugin-worker.ts), so a hook that
+ * never returns, or a module that never finishes loading, costs the plugin
+ * its worker and the call its `timeout_s`, never the gateway: when the chain
+ * stops waiting, the worker is ended (an event says so) and started afresh.
+ *
+ * A hook gets its call as plain data (structured clone) and answers with
+ * plain data: a pre hook may change `ctx.arguments`, return `{ arguments }`
+ * or `{ result }`, or call `ctx.block(reason)`; a post hook returns the
  * result. Whatever else it throws is a failure.
  */
-import { pathToFileURL } from 'node:url';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { PluginBlockedError } from '../../schemas/errors.js';
 import type { HookMethod } from '../../schemas/plugins.js';
-import type { JsonObject } from '../routing/caller.js';
 import { clientIdentity } from './identity.js';
+import { HOOK_POINTS, type HookPoint } from './own-module.js';
+import type { HookReply, WireContext } from './own-plugin-protocol.js';
 import type { CallResult, Plugin, PluginCall, PreAnswer, Report } from './plugin.js';
+import type { PluginEventSink } from './plugin-events.js';
+import { PluginWorker } from './plugin-worker.js';
 
-export const HOOK_POINTS = {
-  tool_pre_invoke: ['tools/call', 'pre'],
-  tool_post_invoke: ['tools/call', 'post'],
-  prompt_pre_fetch: ['prompts/get', 'pre'],
-  prompt_post_fetch: ['prompts/get', 'post'],
-  resource_pre_fetch: ['resources/read', 'pre'],
-  resource_post_fetch: ['resources/read', 'post'],
-} as const satisfies Record<string, readonly [HookMethod, 'pre' | 'post']>;
-
-type HookPoint = keyof typeof HOOK_POINTS;
-const LIFECYCLE = ['on_load', 'on_unload'] as const;
-
-/** What a hook of your own is given. */
-export interface OwnHookContext {
-  method: HookMethod;
+export interface OwnPluginSpec {
+  /** The entry's name. */
   name: string;
-  backend: string;
-  /** Change in place, replace, or return `{ arguments }` (pre hooks). */
-  arguments: JsonObject;
-  /** The caller: its user when authenticated, else its address. */
-  identity: string;
-  session: string;
-  annotations?: ToolAnnotations;
+  /** The module, an absolute path. */
+  path: string;
   settings: Record<string, unknown>;
-  signal?: AbortSignal;
-  /** Stops the call on purpose with this reason (it throws). */
-  block(reason: string): never;
+  /** Its `timeout_s`: importing the module and `on_load` together may take this long. */
+  timeoutMs: number;
+  events: PluginEventSink;
 }
 
-type Hook = (ctx: OwnHookContext, result?: CallResult) => unknown;
-
-export interface OwnModule {
-  name?: string;
-  hooks: Partial<Record<HookPoint, Hook>>;
-  on_load?(settings: Record<string, unknown>): unknown;
-  on_unload?(): unknown;
+/** Starts the module's worker; fails when the module does not load within its timeout (the worker is ended then). */
+export async function loadOwnPlugin(spec: OwnPluginSpec): Promise<Plugin> {
+  const worker = new PluginWorker({ path: spec.path, settings: spec.settings, loadTimeoutMs: spec.timeoutMs });
+  return ownPlugin(spec, worker, await worker.start());
 }
 
-/** Thrown for a module that does not have the shape above, naming what is wrong. */
-export class PluginShapeError extends Error {}
-
-/** Imports the module afresh when its file changed (`version`: its modification time). */
-export async function importOwnModule(path: string, version: number): Promise<OwnModule> {
-  const url = `${pathToFileURL(path).href}?v=${version}`;
-  const exports = (await import(url)) as Record<string, unknown>;
-  return shapeOf(exports);
-}
-
-function shapeOf(exports: Record<string, unknown>): OwnModule {
-  const root = isObject(exports.default) && 'hooks' in exports.default ? exports.default : exports;
-  const hooks = root.hooks;
-  if (!isObject(hooks)) throw new PluginShapeError('exports no `hooks` object (see docs/plugins.md)');
-  const known = new Set<string>([...Object.keys(HOOK_POINTS), ...LIFECYCLE]);
-  for (const [key, value] of Object.entries(hooks)) {
-    if (!known.has(key)) throw new PluginShapeError(`unknown hook \`${key}\` (hooks: ${[...known].join(', ')})`);
-    if (typeof value !== 'function') throw new PluginShapeError(`hook \`${key}\` is not a function`);
+function ownPlugin(spec: OwnPluginSpec, worker: PluginWorker, hooks: readonly HookPoint[]): Plugin {
+  const pre = new Map<HookMethod, HookPoint>();
+  const post = new Map<HookMethod, HookPoint>();
+  for (const point of hooks) {
+    const [method, phase] = HOOK_POINTS[point];
+    (phase === 'pre' ? pre : post).set(method, point);
   }
-  const lifecycle = (key: (typeof LIFECYCLE)[number]): unknown => root[key] ?? hooks[key];
-  for (const key of LIFECYCLE)
-    if (lifecycle(key) !== undefined && typeof lifecycle(key) !== 'function') throw new PluginShapeError(`\`${key}\` is not a function`);
+  /** Which hook and call each pending answer is, for the event when the chain gives up on one. */
+  const asked = new WeakMap<Promise<unknown>, { point: HookPoint; call: PluginCall }>();
+  const ask = <T>(point: HookPoint, call: PluginCall, result: CallResult | undefined, settle: (reply: HookReply) => T): Promise<T> => {
+    const pending = worker.call({ hook: point, ctx: wireContext(call), result }, call.signal).then((reply) => settle(answered(spec.name, reply)));
+    asked.set(pending, { point, call });
+    return pending;
+  };
   return {
-    name: typeof root.name === 'string' ? root.name : undefined,
-    hooks: hooks as OwnModule['hooks'],
-    on_load: lifecycle('on_load') as OwnModule['on_load'],
-    on_unload: lifecycle('on_unload') as OwnModule['on_unload'],
+    methods: new Set([...pre.keys(), ...post.keys()]),
+    pre(call: PluginCall, report: Report): PreAnswer | Promise<PreAnswer> {
+      const point = pre.get(call.method);
+      if (point === undefined) return undefined;
+      return ask(point, call, undefined, (reply): PreAnswer => {
+        if ('result' in reply) return { result: reply.result };
+        if (!('arguments' in reply)) return undefined;
+        if (reply.modified) report({ action: 'modify', where: 'arguments' });
+        call.arguments = reply.arguments;
+        return undefined;
+      });
+    },
+    post(call: PluginCall, result: CallResult, report: Report): CallResult | Promise<CallResult> {
+      const point = post.get(call.method);
+      if (point === undefined) return result;
+      return ask(point, call, result, (reply) => {
+        if (!('result' in reply)) return result;
+        // The same object returned may have been changed in place: its copy is taken, as a change of its own is not reported.
+        if (reply.replaced) report({ action: 'modify', where: 'result' });
+        return reply.result;
+      });
+    },
+    abandon(pending: Promise<unknown>, afterMs: number): void {
+      const what = asked.get(pending);
+      const ended = worker.restart(`a hook took longer than timeout_s (${afterMs / 1000} s)`);
+      if (what === undefined) return;
+      spec.events({
+        stage: 'plugin_timed_out',
+        backend: what.call.backend,
+        severity: 'warning',
+        message:
+          `plugin ${spec.name}: ${what.point} of ${what.call.name} took longer than its timeout_s (${afterMs / 1000} s); ` +
+          `its worker was ended (${ended} hook call(s) in it failed) and is started afresh`,
+        details: { plugin: spec.name, hook: what.point, name: what.call.name, timeout_s: afterMs / 1000, calls_ended: ended },
+      });
+    },
+    unload: () => worker.close(),
   };
 }
 
-/** The chain's view of a module: its hooks by method, each given a context of its own. */
-export function ownPlugin(name: string, mod: OwnModule, settings: Record<string, unknown>): Plugin {
-  const pre = new Map<HookMethod, Hook>();
-  const post = new Map<HookMethod, Hook>();
-  for (const [point, hook] of Object.entries(mod.hooks) as Array<[HookPoint, Hook]>) {
-    const [method, phase] = HOOK_POINTS[point] ?? [];
-    if (method !== undefined) (phase === 'pre' ? pre : post).set(method, hook);
-  }
-  const block = (reason: string): never => {
-    throw new PluginBlockedError(name, String(reason));
-  };
-  const contextOf = (call: PluginCall): OwnHookContext => ({
+/** What the hook is told: plain data (the worker adds settings, signal and block). */
+function wireContext(call: PluginCall): WireContext {
+  return {
     method: call.method,
     name: call.name,
     backend: call.backend,
     arguments: call.arguments,
     identity: clientIdentity(call.caller),
     session: call.caller.sessionId,
-    annotations: call.annotations,
-    settings,
-    signal: call.signal,
-    block,
-  });
-  return {
-    methods: new Set([...pre.keys(), ...post.keys()]),
-    pre(call: PluginCall, report: Report): PreAnswer | Promise<PreAnswer> {
-      const hook = pre.get(call.method);
-      if (hook === undefined) return undefined;
-      // A copy: a hook that changes the arguments in place must not change the caller's object.
-      const ctx = contextOf({ ...call, arguments: structuredClone(call.arguments) } as PluginCall);
-      const settle = (out: unknown): PreAnswer => {
-        if (isObject(out) && isObject(out.result)) return { result: out.result };
-        const args = isObject(out) && isObject(out.arguments) ? out.arguments : ctx.arguments;
-        if (isObject(out) && out.arguments !== undefined) report({ action: 'modify', where: 'arguments' });
-        call.arguments = args;
-        return undefined;
-      };
-      const out = hook(ctx);
-      return isPromise(out) ? out.then(settle) : settle(out);
-    },
-    post(call: PluginCall, result: CallResult, report: Report): CallResult | Promise<CallResult> {
-      const hook = post.get(call.method);
-      if (hook === undefined) return result;
-      const settle = (out: unknown): CallResult => {
-        if (!isObject(out) || out === result) return result;
-        report({ action: 'modify', where: 'result' });
-        return out;
-      };
-      const out = hook(contextOf(call), result);
-      return isPromise(out) ? out.then(settle) : settle(out);
-    },
-    unload: mod.on_unload && (() => mod.on_unload!() as void | Promise<void>),
+    ...(call.annotations && { annotations: call.annotations }),
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isPromise(value: unknown): value is Promise<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
+/** A block or a failure thrown as the chain knows them; anything else is the hook's answer. */
+function answered(plugin: string, reply: HookReply): HookReply {
+  if ('block' in reply) throw new PluginBlockedError(plugin, reply.block);
+  if ('error' in reply) throw reply.error instanceof Error ? reply.error : new Error(String(reply.error));
+  return reply;
 }

@@ -7,13 +7,15 @@
  * Arguments: every string, with the key it sits under. Results: a tool's
  * text content (embedded resources' text included) and the strings of its
  * structuredContent; a resource's text contents; a prompt's message texts.
- * Binary parts (images, audio, blobs) are left alone.
+ * Binary parts (images, audio, blobs) are left alone. A failed call's error:
+ * its message and its data. A relayed log message: its data.
  */
+import type { Notification } from '@modelcontextprotocol/sdk/types.js';
 import type { HookMethod } from '../../schemas/plugins.js';
 import type { JsonObject } from '../routing/caller.js';
 
 /** Which part of a call a text belongs to: each part is measured on its own (output_length_guard). */
-export type TextGroup = 'arguments' | 'content' | 'structured' | 'contents' | 'messages';
+export type TextGroup = 'arguments' | 'content' | 'structured' | 'contents' | 'messages' | 'error' | 'notification';
 
 export interface TextPlace {
   group: TextGroup;
@@ -47,6 +49,46 @@ export function mapResultTexts(method: HookMethod, result: JsonObject, fn: TextM
         messages: mapArray(result.messages, (m) => withFields(m, { content: isObject(m.content) ? mapContentItem(m.content, fn, 'messages') : m.content })),
       });
   }
+}
+
+/**
+ * A failed call's error with its texts mapped: the message, and what goes to
+ * the client beside it (a JSON-RPC error's `data`, a typed error's
+ * `details`). A changed one is a copy of the same class (the circuit
+ * breaker and the JSON-RPC mapping still know it), without the original's
+ * cause and with a stack that holds only the new message.
+ */
+export function mapErrorTexts(err: unknown, fn: TextMapper): unknown {
+  if (!(err instanceof Error)) return err;
+  const message = fn(err.message, { group: 'error' });
+  const fields: Record<string, unknown> = {};
+  for (const field of ERROR_DATA) {
+    const value = (err as unknown as Record<string, unknown>)[field];
+    const mapped = mapLeaves(value, fn, 'error', undefined);
+    if (mapped !== value) fields[field] = mapped;
+  }
+  if (message === err.message && Object.keys(fields).length === 0) return err;
+  return rewordedError(err, message, fields);
+}
+
+/** Where errors carry data for the client: BackendCallError's JSON-RPC data, GatewayError's details, McpError's data. */
+const ERROR_DATA = ['rpcData', 'details', 'data'] as const;
+
+function rewordedError(err: Error, message: string, fields: Record<string, unknown>): Error {
+  // Own enumerable fields only (code, details, name, rpcCode…): not the message, the stack or the cause.
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(err) as object) as Error, err, fields);
+  Object.defineProperty(copy, 'message', { value: message, writable: true, configurable: true });
+  const frames = (err.stack ?? '').split('\n').filter((line) => line.startsWith('    at '));
+  Object.defineProperty(copy, 'stack', { value: [`${err.name}: ${message}`, ...frames].join('\n'), writable: true, configurable: true });
+  return copy;
+}
+
+/** A relayed notification with its texts mapped: a log message's `data` (a string or any JSON); other notifications carry none. */
+export function mapNotificationTexts(notification: Notification, fn: TextMapper): Notification {
+  const params = notification.params;
+  if (notification.method !== 'notifications/message' || !isObject(params) || params.data === undefined) return notification;
+  const data = mapLeaves(params.data, fn, 'notification', undefined);
+  return data === params.data ? notification : { ...notification, params: { ...params, data } };
 }
 
 function mapContentItem(item: JsonObject, fn: TextMapper, group: TextGroup): JsonObject {

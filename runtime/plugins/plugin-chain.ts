@@ -3,7 +3,11 @@
  * call to the backend, like the router's interceptors. Pre hooks run in
  * chain order on the way in, post hooks in reverse order on the way out, so
  * the first plugin sees the arguments first and the result last; a pre hook
- * that answers (a cache hit) skips the plugins after it and the backend.
+ * that answers (a cache hit) skips the plugins after it and the backend. A
+ * call that failed passes the error hooks on the way out instead of the post
+ * hooks, and a backend's notification relayed to clients (a log message)
+ * passes the notification hooks in the same order: every text a guard reads
+ * on the way out flows through it.
  *
  * What a plugin's block or failure does to the call is its execution mode's
  * to decide, here and nowhere else: `enforce` fails the call on both,
@@ -11,6 +15,7 @@
  * is logged). Every block, change, cache hit, retry and failure is counted
  * and written into the operation's audit record (kinds, never values).
  */
+import type { Notification } from '@modelcontextprotocol/sdk/types.js';
 import { PluginFailedError } from '../../schemas/errors.js';
 import type { PluginAction } from '../../schemas/audit-record.js';
 import type { ExecutionMode } from '../../schemas/plugins.js';
@@ -21,7 +26,8 @@ import type { JsonObject } from '../routing/caller.js';
 import type { CallResult, Plugin, PluginCall, Report } from './plugin.js';
 import { count, type PluginCounters } from './counters.js';
 import { isBlock } from './blocks.js';
-import { HookTimeout, withTimeout } from './timeout.js';
+import { withTimeout } from './timeout.js';
+import { failureReason } from './plugin-failures.js';
 
 export interface ChainLink {
   readonly name: string;
@@ -31,6 +37,8 @@ export interface ChainLink {
   readonly counters: PluginCounters;
   /** Its conditions (and the methods it has hooks for); absent: every call. */
   readonly applies?: (call: PluginCall) => boolean;
+  /** Whose notifications it sees (`conditions.backends`); absent: every backend's. */
+  readonly hears?: (backend: string) => boolean;
 }
 
 /** The last step: the call to the backend with the arguments the chain leaves. */
@@ -38,13 +46,6 @@ export type Forward = (args: JsonObject) => Promise<CallResult>;
 
 /** A hook's failure or block that its mode lets the call survive. */
 const IGNORED = Symbol('ignored');
-
-/** The failure of a plugin that did not load, each time it would have run (execution mode `enforce`). */
-export class PluginNotLoadedError extends Error {
-  constructor(why: string) {
-    super(`it did not load: ${why}`);
-  }
-}
 
 export class PluginChain {
   constructor(
@@ -68,19 +69,68 @@ export class PluginChain {
       const answer = await this.guard(link, call, report, () => plugin.pre!(call, report));
       if (answer !== IGNORED && answer) return answer.result;
     }
-    const result = plugin.around ? await this.around(link, call, report, next) : await next();
+    let result: CallResult;
+    try {
+      result = plugin.around ? await this.around(link, call, report, next) : await next();
+    } catch (err) {
+      if (!plugin.error) throw err;
+      throw await this.reword(link, call, report, err);
+    }
     if (!plugin.post) return result;
     const changed = await this.guard(link, call, report, () => plugin.post!(call, result, report));
     return changed === IGNORED ? result : changed;
   }
 
-  /** Runs one hook; a hook that returns a promise gets the plugin's timeout (a synchronous one needs no timer). */
+  /**
+   * A backend's notification on its way to the clients, through the
+   * notification hooks in post-hook order (the last plugin first); undefined
+   * when a plugin kept it from them (a block, or a failure under `enforce`:
+   * nothing passes a guard that did not look). Counted, not audited: a
+   * notification belongs to no operation.
+   */
+  relay(backend: string, notification: Notification): Notification | undefined {
+    let relayed = notification;
+    for (let i = this.links.length - 1; i >= 0; i--) {
+      const link = this.links[i];
+      if (!link.plugin.notification || (link.hears !== undefined && !link.hears(backend))) continue;
+      const report: Report = (action) => count(link.counters, action.action);
+      try {
+        relayed = link.plugin.notification(backend, relayed, report);
+      } catch (err) {
+        const at = { plugin: link.name, method: notification.method, backend };
+        try {
+          this.settle(link, at, report, err);
+        } catch (stopped) {
+          this.log.warn(
+            { ...at, error: errorType(stopped) },
+            `plugin ${link.name} kept a ${notification.method} of ${backend} from the clients: ${errorMessage(stopped)}`,
+          );
+          return undefined;
+        }
+      }
+    }
+    return relayed;
+  }
+
+  /** A failed call's error on its way out: the plugin may reword it (a redaction), or block in its place. */
+  private async reword(link: ChainLink, call: PluginCall, report: Report, err: unknown): Promise<unknown> {
+    const out = await this.guard(link, call, report, () => link.plugin.error!(call, err, report));
+    return out === IGNORED ? err : out;
+  }
+
+  /**
+   * Runs one hook; a hook that returns a promise gets the plugin's timeout
+   * (a synchronous one needs no timer), and the plugin is told when the
+   * chain gives up on it (a plugin of your own ends its worker).
+   */
   private async guard<T>(link: ChainLink, call: PluginCall, report: Report, hook: () => T | Promise<T>): Promise<T | typeof IGNORED> {
     try {
       const out = hook();
-      return isPromise(out) ? await withTimeout(out, link.timeoutMs) : out;
+      if (!isPromise(out)) return out;
+      const { plugin, timeoutMs } = link;
+      return await withTimeout(out, timeoutMs, 'the hook', plugin.abandon && (() => plugin.abandon!(out, timeoutMs)));
     } catch (err) {
-      return this.settle(link, call, report, err);
+      return this.settle(link, where(link, call), report, err);
     }
   }
 
@@ -104,14 +154,13 @@ export class PluginChain {
       return await link.plugin.around!(call, tracked, report);
     } catch (err) {
       if (typeof err === 'object' && err !== null && inner.has(err)) throw err;
-      this.settle(link, call, report, err);
+      this.settle(link, where(link, call), report, err);
       return reached ?? tracked();
     }
   }
 
   /** A block or failure: thrown on when the mode says so, else logged and IGNORED. */
-  private settle(link: ChainLink, call: PluginCall, report: Report, err: unknown): typeof IGNORED {
-    const at = { plugin: link.name, method: call.method, name: call.name, backend: call.backend };
+  private settle(link: ChainLink, at: Record<string, string>, report: Report, err: unknown): typeof IGNORED {
     if (isBlock(err)) {
       const enforced = link.mode !== 'permissive';
       const { kinds, where } = err.details as Pick<PluginAction, 'kinds' | 'where'>;
@@ -120,7 +169,7 @@ export class PluginChain {
       this.log.warn({ ...at, error: err.code }, `plugin ${link.name} would block this call (permissive): ${err.message}`);
       return IGNORED;
     }
-    const reason = err instanceof HookTimeout ? 'timeout' : err instanceof PluginNotLoadedError ? 'not_loaded' : 'threw';
+    const reason = failureReason(err);
     report({ action: 'error', reason, error_type: errorType(err) });
     this.log.warn({ ...at, reason, mode: link.mode }, `plugin ${link.name} failed: ${errorMessage(err)}`);
     if (link.mode === 'enforce') throw new PluginFailedError(link.name, errorMessage(err));
@@ -131,6 +180,11 @@ export class PluginChain {
     count(link.counters, action.action);
     (op.plugins ??= []).push({ plugin: link.name, ...action });
   }
+}
+
+/** What a log line about a plugin and a call names. */
+function where(link: ChainLink, call: PluginCall): Record<string, string> {
+  return { plugin: link.name, method: call.method, name: call.name, backend: call.backend };
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {

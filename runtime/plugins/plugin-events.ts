@@ -5,7 +5,7 @@
 import type { Severity, Stage } from '../../schemas/records.js';
 
 export interface PluginEvent {
-  stage: Extract<Stage, 'circuit_opened' | 'circuit_closed'>;
+  stage: Extract<Stage, 'circuit_opened' | 'circuit_closed' | 'plugin_timed_out'>;
   backend: string;
   message: string;
   severity: Severity;

@@ -8,7 +8,8 @@
  * every one on graceful shutdown.
  *
  * A plugin that does not load (a module that fails to import, has no hooks,
- * or whose `on_load` fails) follows its execution mode: under `enforce`
+ * whose `on_load` fails, or that takes longer than `timeout_s`: its worker
+ * is ended and the start goes on) follows its execution mode: under `enforce`
  * every call it would see fails with `plugin_failed`; otherwise it is left
  * out of the chain. The error is logged and shown in GET /plugins.
  *
@@ -25,11 +26,12 @@ import { errorMessage } from '../observability/failure.js';
 import { createBuiltin } from './builtins/index.js';
 import { CircuitBreaker } from './builtins/circuit-breaker.js';
 import { MemoryRateCounterStore, type RateCounterStore } from './builtins/rate-counter-store.js';
-import { callMatcher } from './conditions.js';
+import { backendMatcher, callMatcher } from './conditions.js';
 import { newCounters, type PluginCounters } from './counters.js';
-import { importOwnModule, ownPlugin } from './own-plugin.js';
+import { loadOwnPlugin } from './own-plugin.js';
 import type { Plugin } from './plugin.js';
-import { PluginChain, PluginNotLoadedError, type ChainLink } from './plugin-chain.js';
+import { PluginChain, type ChainLink } from './plugin-chain.js';
+import { PluginNotLoadedError } from './plugin-failures.js';
 import type { PluginEventSink } from './plugin-events.js';
 import { withTimeout } from './timeout.js';
 
@@ -161,6 +163,7 @@ export class PluginSet {
         plugin,
         counters: loaded.counters,
         applies: callMatcher(entry.conditions, plugin.methods),
+        hears: backendMatcher(entry.conditions),
       });
     }
     return links.length === 0 ? undefined : new PluginChain(links, this.deps.log);
@@ -174,18 +177,9 @@ export class PluginSet {
         if (!isBuiltinName(entry.name)) throw new Error(`no built-in plugin '${entry.name}'`);
         return { key, timeoutMs, counters, plugin: createBuiltin(entry.name, entry.settings, this.builtinContext(entry.name, instance)) };
       }
-      const path = entry.module;
-      // A module that never finishes importing (a top-level await) or loading must not hold the gateway's start.
-      const mod = await withTimeout(
-        (async () => {
-          const loaded = await importOwnModule(path, versionOf(path));
-          await loaded.on_load?.(entry.settings);
-          return loaded;
-        })(),
-        timeoutMs,
-        'loading',
-      );
-      return { key, timeoutMs, counters, plugin: ownPlugin(entry.name, mod, entry.settings) };
+      // Its own worker: a module that never finishes loading is ended after timeout_s, and the start or reload goes on.
+      const plugin = await loadOwnPlugin({ name: entry.name, path: entry.module, settings: entry.settings, timeoutMs, events: this.deps.events });
+      return { key, timeoutMs, counters, plugin };
     } catch (err) {
       const error = errorMessage(err);
       counters.errors++;
@@ -209,11 +203,12 @@ export class PluginSet {
 
   private async unload(loaded: ReadonlyArray<Loaded | undefined>): Promise<void> {
     for (const l of loaded) {
-      const unload = l?.plugin?.unload;
-      if (unload === undefined) continue;
+      const plugin = l?.plugin;
+      if (plugin?.unload === undefined) continue;
       try {
-        // A shutdown waits for it, so it gets the plugin's timeout too.
-        await withTimeout(Promise.resolve(unload()), l!.timeoutMs, 'on_unload');
+        // A shutdown waits for it, so it gets the plugin's timeout too (then a plugin of your own loses its worker).
+        const unloading = Promise.resolve(plugin.unload());
+        await withTimeout(unloading, l!.timeoutMs, 'on_unload', plugin.abandon && (() => plugin.abandon!(unloading, l!.timeoutMs)));
       } catch (err) {
         this.deps.log.warn({ err }, 'a plugin failed to unload');
       }

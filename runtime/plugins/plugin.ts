@@ -5,7 +5,7 @@
  * blocking code (./blocks.ts); anything else a hook throws is a failure,
  * and what either does to the call is the execution mode's to decide.
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { PluginAction } from '../../schemas/audit-record.js';
 import type { HookMethod } from '../../schemas/plugins.js';
 import type { CallerContext, JsonObject } from '../routing/caller.js';
@@ -44,6 +44,24 @@ export interface Plugin {
   around?(call: PluginCall, next: () => Promise<CallResult>, report: Report): Promise<CallResult>;
   /** On the way out: returns the result, changed or not, or throws a block. Not called when the call failed. */
   post?(call: PluginCall, result: CallResult, report: Report): CallResult | Promise<CallResult>;
+  /**
+   * On the way out of a call that failed (the backend's error, or one the
+   * plugins inside this one threw): returns the error to pass on, changed or
+   * not, or throws a block in its place.
+   */
+  error?(call: PluginCall, err: unknown, report: Report): unknown;
+  /**
+   * A backend's notification on its way to the clients (a log message; it
+   * belongs to no call): returns it, changed or not, or throws a block (it
+   * is then not relayed). Synchronous, so notifications keep their order.
+   */
+  notification?(backend: string, notification: Notification, report: Report): Notification;
   /** On graceful shutdown and when a reload removes it. */
   unload?(): void | Promise<void>;
+  /**
+   * Nobody waits any longer for this promise a hook (or `unload`) returned:
+   * it took longer than the plugin's `timeout_s` (`afterMs`). A plugin that
+   * can stop the work does (a plugin of your own ends its worker).
+   */
+  abandon?(pending: Promise<unknown>, afterMs: number): void;
 }

@@ -1,4 +1,8 @@
-/** A plugin's hook (or its loading, or `on_unload`) may take at most its `timeout_s`; it keeps running, but nobody waits for it. */
+/**
+ * A plugin's hook (or its loading, or `on_unload`) may take at most its
+ * `timeout_s`. Nobody waits longer; `onTimeout` may stop the work (a plugin
+ * of your own ends its worker), else it keeps running unheard.
+ */
 
 export class HookTimeout extends Error {
   constructor(what: string, ms: number) {
@@ -6,10 +10,13 @@ export class HookTimeout extends Error {
   }
 }
 
-export function withTimeout<T>(promise: Promise<T>, ms: number, what = 'the hook'): Promise<T> {
+export function withTimeout<T>(promise: Promise<T>, ms: number, what = 'the hook', onTimeout?: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HookTimeout(what, ms)), ms);
+    timer = setTimeout(() => {
+      reject(new HookTimeout(what, ms));
+      onTimeout?.();
+    }, ms);
   });
   return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));
 }

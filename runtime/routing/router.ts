@@ -14,6 +14,7 @@ import {
   ResourceNotFoundError,
   ToolNotFoundError,
   BadRequestError,
+  BackendsStartingError,
 } from '../../schemas/errors.js';
 import type { HookMethod } from '../../schemas/plugins.js';
 import type { ServingTarget } from '../backends/serving-backends.js';
@@ -26,6 +27,7 @@ import type { InFlightCalls } from './in-flight-calls.js';
 import { ALLOW_ALL, type AccessCheck } from './access-check.js';
 import type { CapabilityKind } from '../../schemas/access-config.js';
 import { traceCarrierOf, type TraceCarrier } from '../observability/telemetry/trace-context.js';
+import { afterFirstConnects, FIRST_CONNECT_RETRY_S, NO_FIRST_CONNECTS, type FirstConnects } from './first-connects.js';
 
 /** One operation: what it is called, how its route is found, and what goes to the owner. */
 interface OperationSpec {
@@ -62,6 +64,8 @@ export class Router {
     private readonly phaseOf: (backend: string) => string | undefined = () => undefined,
     /** Whether a caller may use a capability (runtime/access); a refusal answers as an unknown name does. */
     private readonly access: AccessCheck = ALLOW_ALL,
+    /** Backends in their first connect: a name none serves yet waits for them (bounded). */
+    private readonly firstConnects: FirstConnects = NO_FIRST_CONNECTS,
   ) {}
 
   setInterceptors(interceptors: readonly Interceptor[]): void {
@@ -191,8 +195,7 @@ export class Router {
     };
     // async, so an unknown name becomes a rejected promise even with no interceptor installed.
     return this.run(ctx, async () => {
-      const route = op.lookup(this.serving.routes);
-      if (!route) throw this.notServing(ctx, caller, op) ?? op.notFound();
+      const route = op.lookup(this.serving.routes) ?? (await this.unlisted(ctx, caller, op));
       ctx.backend = route.backend;
       ctx.originalName = route.original;
       if (this.refused(ctx, caller, op.kind)) throw op.notFound();
@@ -221,6 +224,22 @@ export class Router {
     } finally {
       release();
     }
+  }
+
+  /**
+   * A name the route table lacks. Unless something explains it (held back,
+   * its backend not serving), it may belong to a backend still in its first
+   * connect: it waits for those (bounded) and is looked up again; then it is
+   * unknown, or, while some still connect, told to come back (a retryable
+   * error, never "unknown" while the answer may still change). A served name
+   * never gets here.
+   */
+  private async unlisted(ctx: OperationContext, caller: CallerContext, op: OperationSpec): Promise<Route> {
+    const lookup = () => op.lookup(this.serving.routes);
+    const route = this.notServing(ctx, caller, op) ? undefined : await afterFirstConnects(this.firstConnects, lookup);
+    if (route) return route;
+    const pending = this.firstConnects.pending();
+    throw this.notServing(ctx, caller, op) ?? (pending > 0 ? new BackendsStartingError(op.capability, pending, FIRST_CONNECT_RETRY_S) : op.notFound());
   }
 
   /**

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
 import { startGatewayCli, type GatewayProcess } from './gateway-cli.js';
+import { Haproxy } from './haproxy.js';
+import { RedisServer } from './redis-server.js';
 
 export interface Replica {
   id: string;
@@ -28,6 +30,8 @@ export interface ClusterOptions {
   security?: Record<string, unknown>;
   /** The config's `plugins`. */
   plugins?: unknown[];
+  /** The config's `incoming_auth` (client authentication). */
+  incomingAuth?: Record<string, unknown>;
 }
 
 export class Cluster {
@@ -39,7 +43,8 @@ export class Cluster {
 
   private constructor(opts: ClusterOptions) {
     const config = {
-      server: { host: '127.0.0.1', port: 0, ...opts.server },
+      // A short drain: a replica stopped at the end of a test need not wait the default's health checks out.
+      server: { host: '127.0.0.1', port: 0, shutdown_drain_s: 0.5, ...opts.server },
       audit: { enabled: false },
       containers: { enabled: false },
       feature_flags: { hot_reload: false },
@@ -47,6 +52,7 @@ export class Cluster {
       ...(opts.security ? { security: opts.security } : {}),
       backends: opts.backends,
       ...(opts.plugins && { plugins: opts.plugins }),
+      ...(opts.incomingAuth && { incoming_auth: opts.incomingAuth }),
     };
     writeFileSync(this.configPath, stringify(config));
   }
@@ -74,6 +80,8 @@ export class Cluster {
       args: ['--config', this.configPath, '--port', '0', '--log-format', 'json', '--log-level', 'info'],
       cwd: this.dir,
       env: { ...process.env, GATEWAY_REPLICA_ID: id, GATEWAY_STATE_DIR: join(this.dir, `state-${id}`) },
+      // Several replicas start at once, each with its backends: on a loaded machine that takes a while.
+      timeoutMs: 60_000,
     });
     const replica = { id, url: process_.url, process: process_ };
     const i = this.replicas.findIndex((r) => r.id === id);
@@ -97,4 +105,32 @@ export class Cluster {
   logs(): string {
     return this.replicas.map((r) => `--- ${r.id}\n${r.process.stdout()}\n${r.process.stderr()}`).join('\n');
   }
+}
+
+export interface ClusterBed {
+  redis: RedisServer;
+  cluster: Cluster;
+  /** HAProxy in front of every replica (with `balancer: true`), each of them up behind it. */
+  proxy?: Haproxy;
+  /** Stops the balancer, the replicas and Redis. */
+  stop(): Promise<void>;
+}
+
+/** A Redis of the test's own, replicas over it and, with `balancer`, HAProxy in front (`managementToken`: the replicas' one). */
+export async function startClusterBed(opts: Omit<ClusterOptions, 'redisUrl'> & { balancer?: boolean; managementToken?: string }): Promise<ClusterBed> {
+  const { balancer, managementToken, ...clusterOpts } = opts;
+  const redis = await RedisServer.start();
+  const cluster = await Cluster.start({ ...clusterOpts, redisUrl: redis.url });
+  const proxy = balancer ? await Haproxy.start(cluster.urls) : undefined;
+  await proxy?.allUp(cluster.replicas.length, 20_000, managementToken);
+  return {
+    redis,
+    cluster,
+    proxy,
+    async stop() {
+      await proxy?.stop();
+      await cluster.stopAll();
+      await redis.stop();
+    },
+  };
 }

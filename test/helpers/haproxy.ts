@@ -31,6 +31,8 @@ defaults
   timeout client 120s
   timeout server 120s
   timeout http-request 10s
+  # A check waits this long for its answer (else it would wait only \`inter\`): a slow machine is not a down replica.
+  timeout check 2s
 frontend gateway
   bind 127.0.0.1:${port}
   default_backend replicas
@@ -61,14 +63,16 @@ ${servers}
 
   /**
    * Resolves once `count` different replicas answered through the balancer
-   * (each passed its first health check): asks each one's id in turn.
+   * (each passed its first health check): asks each one's id in turn (with
+   * the management token, when the replicas have one).
    */
-  async allUp(count: number, timeoutMs = 20_000): Promise<void> {
+  async allUp(count: number, timeoutMs = 20_000, managementToken?: string): Promise<void> {
     const seen = new Set<string>();
     const deadline = Date.now() + timeoutMs;
+    const headers: Record<string, string> = managementToken ? { authorization: `Bearer ${managementToken}` } : {};
     while (seen.size < count) {
       if (Date.now() > deadline) throw new Error(`only ${seen.size} of ${count} replicas answered through haproxy:\n${this.output}`);
-      const res = await fetch(`${this.url}/manage/v1/status`).catch(() => undefined);
+      const res = await fetch(`${this.url}/manage/v1/status`, { headers }).catch(() => undefined);
       const body = res?.ok ? ((await res.json()) as { replica?: { id?: string } }) : undefined;
       if (body?.replica?.id) seen.add(body.replica.id);
       else await new Promise((r) => setTimeout(r, 100));

@@ -110,26 +110,33 @@ export class SseSession {
   private constructor(
     readonly id: string,
     private readonly defaultBase: string,
+    /** The bearer token every request carries (client authentication), if any. */
+    private readonly token?: string,
   ) {}
 
-  /** Initializes a session at `base` (a gateway or a balancer URL, without `/mcp`). */
-  static async open(base: string, clientName = 'sse-test-client'): Promise<SseSession> {
+  /** Initializes a session at `base` (a gateway or a balancer URL, without `/mcp`), as the identity of `token` if given. */
+  static async open(base: string, clientName = 'sse-test-client', token?: string): Promise<SseSession> {
     const res = await fetch(`${base}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...bearer(token) },
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT(clientName) }),
     });
     const id = res.headers.get('mcp-session-id');
     await res.text();
     if (res.status !== 200 || !id) throw new Error(`initialize failed: HTTP ${res.status}`);
-    const session = new SseSession(id, base);
+    const session = new SseSession(id, base, token);
     const ack = await session.notify({ method: 'notifications/initialized' });
     if (ack !== 202) throw new Error(`notifications/initialized: HTTP ${ack}`);
     return session;
   }
 
+  /** The same session id, sent with another identity's token (or none). */
+  as(token: string | undefined): SseSession {
+    return new SseSession(this.id, this.defaultBase, token);
+  }
+
   headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { 'mcp-session-id': this.id, 'mcp-protocol-version': PROTOCOL, ...extra };
+    return { 'mcp-session-id': this.id, 'mcp-protocol-version': PROTOCOL, ...bearer(this.token), ...extra };
   }
 
   /** POSTs one message (or a batch) and reads the answer as it arrives. */
@@ -167,6 +174,20 @@ export class SseSession {
     await res.text();
     return res.status;
   }
+}
+
+/** A bare `initialize` (no session follows): the status, `Retry-After` and the JSON-RPC answer, for tests of refusals. */
+export async function tryInitialize(base: string): Promise<{ status: number; retryAfter: string | null; body: { error?: { code: number; message: string } } }> {
+  const res = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { ...INIT('late'), capabilities: {} } }),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { error?: { code: number; message: string } } };
+}
+
+function bearer(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 
 export const textOf = (m: Message): string => ((m.result as { content: Array<{ text: string }> }).content[0]?.text ?? '') as string;

@@ -42,17 +42,24 @@ export function healthRoutes(app: FastifyInstance, ctx: ManagementContext): void
 }
 
 /**
- * Ready: the service is running (not draining), its session store is
- * reachable, and at least one enabled backend is connected, or none is enabled.
+ * Ready: the service is running (not draining); its session store has been
+ * reached since start and the definition pins read (a replica that lost the
+ * store later stays ready: it serves the sessions it holds); every enabled
+ * backend has had its first connect attempt (before, its names are unknown);
+ * and at least one is connected, or none is enabled.
  */
 export function readiness(ctx: ManagementContext): { ready: boolean; reason: string } {
   const { controller } = ctx;
-  if (ctx.drainingRetryS() !== undefined) return { ready: false, reason: 'draining: this replica is shutting down' };
-  if (controller.state !== 'running') return { ready: false, reason: `service is ${controller.state}` };
+  if (ctx.stopping()) return { ready: false, reason: 'draining: this replica is shutting down' };
   const store = ctx.sessions.storeState();
-  if (store.status !== 'ok') return { ready: false, reason: `session store (${store.type}) unreachable` };
+  if (store.status === 'unavailable') return { ready: false, reason: `session store (${store.type}) not reached yet: ${store.reason ?? 'not connected'}` };
+  if (!ctx.pins.isRead) return { ready: false, reason: `definition pins not read yet (${ctx.pins.location})` };
+  if (controller.state !== 'running') return { ready: false, reason: `service is ${controller.state}` };
+  const starting = controller.firstConnects.pendingNames();
+  if (starting.length > 0) return { ready: false, reason: `backends still in their first connect attempt: ${starting.join(', ')}` };
   const { enabled, connected } = controller.aggregateHealth();
-  if (enabled === 0) return { ready: true, reason: 'no backends configured' };
-  if (connected === 0) return { ready: false, reason: `no backend connected yet (0 of ${enabled})` };
-  return { ready: true, reason: `${connected} of ${enabled} backends connected` };
+  const degraded = store.status === 'degraded' ? `; session store (${store.type}) unreachable: serving the sessions this replica holds` : '';
+  if (enabled === 0) return { ready: true, reason: `no backends configured${degraded}` };
+  if (connected === 0) return { ready: false, reason: `no backend connected (0 of ${enabled})` };
+  return { ready: true, reason: `${connected} of ${enabled} backends connected${degraded}` };
 }

@@ -10,21 +10,29 @@ import type { Router } from '../../../runtime/routing/router.js';
 import type { CallerView } from '../../../runtime/access/caller-view.js';
 import type { ToolOptimizer } from '../../../runtime/optimizer/tool-optimizer.js';
 import { cachedListResult } from '../../../runtime/transports/json-rpc.js';
+import { listAfterFirstConnects, type FirstConnects } from '../../../runtime/routing/first-connects.js';
+import type { CallerContext, JsonObject } from '../../../runtime/routing/caller.js';
 import type { MethodHandler } from './mcp-call.js';
 
 export interface SharedMethodDeps {
   router: Router;
   view: CallerView;
   optimizer: ToolOptimizer;
+  /** Backends still in their first connect: a list waits for them (bounded), and says so if served before they end. */
+  firstConnects: FirstConnects;
 }
 
-export function sharedMethods({ router, view, optimizer }: SharedMethodDeps): Map<string, MethodHandler> {
+export function sharedMethods({ router, view, optimizer, firstConnects }: SharedMethodDeps): Map<string, MethodHandler> {
   // Lists are served with their JSON computed once per route table and role set (see cachedListResult).
+  const list =
+    (method: string, field: string, of: (caller: CallerContext) => readonly unknown[]): MethodHandler =>
+    ({ caller }) =>
+      listAfterFirstConnects<JsonObject>(firstConnects, method, async () => cachedListResult(field, of(caller)));
   return new Map<string, MethodHandler>([
-    ['tools/list', async ({ caller }) => cachedListResult('tools', view.tools(caller))],
-    ['prompts/list', async ({ caller }) => cachedListResult('prompts', view.lists(caller).prompts)],
-    ['resources/list', async ({ caller }) => cachedListResult('resources', view.lists(caller).resources)],
-    ['resources/templates/list', async ({ caller }) => cachedListResult('resourceTemplates', view.lists(caller).resourceTemplates)],
+    ['tools/list', list('tools/list', 'tools', (caller) => view.tools(caller))],
+    ['prompts/list', list('prompts/list', 'prompts', (caller) => view.lists(caller).prompts)],
+    ['resources/list', list('resources/list', 'resources', (caller) => view.lists(caller).resources)],
+    ['resources/templates/list', list('resources/templates/list', 'resourceTemplates', (caller) => view.lists(caller).resourceTemplates)],
     [
       'tools/call',
       ({ params, caller, forward }) =>

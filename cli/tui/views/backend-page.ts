@@ -1,4 +1,4 @@
-/** A backend in full: record, conditions with their transition times, container, error, labels, its tools. */
+/** A backend in full: record, conditions with their transition times, container, error, labels, names it lost to another backend, its tools. */
 import type { BackendRecord } from '../../client/api-types.js';
 import type { Cell, PageSpec } from '../page-spec.js';
 import { alignedLines } from '../columns.js';
@@ -6,6 +6,7 @@ import { line, seg, toneOf, type Line } from '../text.js';
 import { backendBindings } from './backend-actions.js';
 import { field, layoutFields } from './fields.js';
 import { ago, clock } from './format.js';
+import { lostConflicts, whyHidden } from '../../client/tool-availability.js';
 
 export const backendPage: PageSpec = {
   title: (ctx) => `Backends › ${ctx.page.subject}`,
@@ -27,6 +28,7 @@ export const backendPage: PageSpec = {
         field('Catalog', `${b.capabilities.tools} tools, ${b.capabilities.resources} resources, ${b.capabilities.prompts} prompts`),
         field('Container', b.container ? `${b.container.id.slice(0, 12)}  ${b.container.image}  (${b.container.runtime})` : 'none'),
         ...(b.circuit ? [field('Circuit', seg(b.circuit, { color: CIRCUIT_TONE[b.circuit] }))] : []),
+        ...(b.conflicts.length > 0 ? [field('Conflicts', seg(lostConflicts(b).join('; '), { color: 'yellow' }))] : []),
         field('Labels', labels.join(', ') || 'none'),
         ...(b.error ? [field('Error', seg(b.error, { color: 'red' }))] : []),
       ],
@@ -37,11 +39,14 @@ export const backendPage: PageSpec = {
     out.push([], line(seg(`Tools (${tools.length})`, { bold: true })));
     out.push(
       ...alignedLines(
-        tools.map((t) => [
-          seg(t.name, { color: t.filtered ? 'gray' : undefined }),
-          seg(t.filtered ? '(filtered)' : '', { dim: true }),
-          firstLine(t.description),
-        ]),
+        tools.map((t) => {
+          const hidden = whyHidden(t);
+          return [
+            seg(t.name, { color: hidden !== undefined ? 'gray' : undefined }),
+            seg(hidden !== undefined ? `(${hidden})` : '', { dim: true }),
+            firstLine(t.description),
+          ];
+        }),
       ),
     );
     return out;

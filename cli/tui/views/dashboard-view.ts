@@ -5,6 +5,7 @@ import { line, seg, toneOf, type Line } from '../text.js';
 import { field, layoutFields, type Field } from './fields.js';
 import { clock, formatDuration } from './format.js';
 import { eventLines } from './event-line.js';
+import { isCallable } from '../../client/tool-availability.js';
 
 export const dashboardPage: PageSpec = {
   title: () => 'Dashboard',
@@ -57,13 +58,7 @@ function overview({ data, width }: PageContext): Line[] {
   const quarantined = quarantinedTools(data.backends);
   if (quarantined) fields.push(field('Quarantined', quarantined));
   if (sessions) fields.push(field('Sessions', `${sessions.active_sessions} active, ${sessions.sessions.length} in all`));
-  if (caps)
-    fields.push(
-      field(
-        'Catalog',
-        `${caps.tools.filter((t) => !t.filtered && !t.quarantined).length} tools, ${caps.resources.length} resources, ${caps.prompts.length} prompts`,
-      ),
-    );
+  if (caps) fields.push(field('Catalog', `${caps.tools.filter(isCallable).length} tools, ${caps.resources.length} resources, ${caps.prompts.length} prompts`));
   if (skills) fields.push(field('Skills', `${skills.skills.filter((s) => s.status === 'enabled').length} enabled of ${skills.skills.length}`));
   return layoutFields(fields, width);
 }

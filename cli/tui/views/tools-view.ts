@@ -1,10 +1,14 @@
 /**
- * 3 Tools: every tool clients see, with the backend that serves it, and the
- * ones whose definitions wait for approval, marked; `s` searches them by what
- * they do (the optimizer's search, GET /tools/search), best first; Enter opens
- * a tool to call it, `a` approves a waiting definition after a confirmation.
+ * 3 Tools: every tool the backends offer but their filters hide, with the
+ * backend that serves it; the ones clients cannot call (quarantined, a name
+ * another backend keeps, an invalid name) and the ones whose definitions
+ * wait for approval are marked in STATE. `s` searches them by what they do
+ * (the optimizer's search, GET /tools/search), best first; Enter opens a tool
+ * (to call it, when it is callable), `a` approves a waiting definition after
+ * a confirmation.
  */
 import type { ToolInfo } from '../../client/api-types.js';
+import { whyHidden } from '../../client/tool-availability.js';
 import type { PageSpec } from '../page-spec.js';
 import { line, seg, type Line } from '../text.js';
 import { field, layoutFields } from './fields.js';
@@ -30,10 +34,10 @@ export const toolsPage: PageSpec = {
     }
     return {
       above,
-      columns: [{ header: 'NAME' }, { header: 'BACKEND' }, { header: 'PENDING' }, { header: 'DESCRIPTION', flex: true }],
+      columns: [{ header: 'NAME' }, { header: 'BACKEND' }, { header: 'STATE' }, { header: 'DESCRIPTION', flex: true }],
       rows: visibleTools(ctx.data.capabilities?.tools)
-        .sort((a, b) => a.name.localeCompare(b.name))
-        .map((t) => ({ key: t.name, cells: [t.name, t.backend, pendingMark(t), t.description.split('\n')[0]] })),
+        .sort((a, b) => a.name.localeCompare(b.name) || a.backend.localeCompare(b.backend))
+        .map((t) => ({ key: toolKey(t), cells: [t.name, t.backend, stateMark(t), t.description.split('\n')[0]] })),
       empty: ctx.data.connecting ? 'Loading…' : 'No tools.',
     };
   },
@@ -46,7 +50,7 @@ export const toolsPage: PageSpec = {
       action: true,
       needsRow: true,
       run: (ctx, row) => {
-        const tool = ctx.data.capabilities?.tools.find((t) => t.name === row?.key);
+        const tool = row && findTool(ctx.data.capabilities?.tools, row.key);
         if (!tool) return;
         if (!tool.pending) return ctx.tui.flash(`${tool.name} does not wait for approval`);
         ctx.tui.confirm(
@@ -72,10 +76,25 @@ export const toolsPage: PageSpec = {
   },
 };
 
-/** Why a definition waits: red when clients are kept from it, yellow when it is served and reported. */
-function pendingMark(t: ToolInfo) {
-  if (!t.pending) return '';
-  return seg(t.quarantined ? `${t.pending} (quarantined)` : t.pending, { color: t.quarantined ? 'red' : 'yellow' });
+/**
+ * Red when clients can neither see nor call it (quarantined: why its
+ * definition waits; otherwise why it is hidden), yellow when its definition
+ * waits but it is served and reported, nothing when it is callable.
+ */
+function stateMark(t: ToolInfo) {
+  if (t.quarantined) return seg(`${t.pending} (quarantined)`, { color: 'red' });
+  const hidden = whyHidden(t);
+  if (hidden !== undefined) return seg(`hidden: ${hidden}`, { color: 'red' });
+  return t.pending ? seg(t.pending, { color: 'yellow' }) : '';
+}
+
+/** A row's key: two backends may list the same exposed name (the one whose name another keeps). */
+export const toolKey = (t: ToolInfo): string => `${t.backend}\n${t.name}`;
+
+export const nameInKey = (key: string): string => key.slice(key.indexOf('\n') + 1);
+
+export function findTool(tools: ToolInfo[] | undefined, key: string): ToolInfo | undefined {
+  return tools?.find((t) => toolKey(t) === key);
 }
 
 /** Tools the backend filters hide are not served, so they cannot be called either. */

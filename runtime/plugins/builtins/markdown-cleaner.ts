@@ -12,11 +12,20 @@ import type { CallResult, Plugin, PluginCall, Report } from '../plugin.js';
 
 /** Fenced blocks and inline code spans, kept apart by split() (odd indexes). */
 const CODE = /(```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]+`)/;
-const IMAGE = /!\[([^\]]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)|!\[([^\]]*)\]\[[^\]]*\]/g;
-const LINK = /\[([^\]]+)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)|<(https?:\/\/[^\s>]+)>/g;
+/** `(url)` or `(url "title")`, one level of parentheses inside the URL. */
+const TARGET = String.raw`\((?:[^()\s]|\([^()\s]*\))*(?:\s+"[^"]*")?\)`;
+/** `![alt](url)` or `![alt][ref]`, the alt text matched by `alt`. */
+const image = (alt: string): string => String.raw`!\[${alt}\](?:${TARGET}|\[[^\]]*\])`;
+const IMAGE = new RegExp(image(String.raw`([^\]]*)`), 'g');
+/**
+ * `[text](url)` whose text may be an image (a linked badge), never the
+ * `[alt](url)` of an image itself; or an autolink `<https://…>`.
+ */
+const LINK = new RegExp(String.raw`(?<!!)\[((?:${image(String.raw`[^\]]*`)}|[^[\]])+)\]${TARGET}|<(https?:\/\/[^\s>]+)>`, 'g');
 const HIDDEN_HTML = /<!--[\s\S]*?-->|<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
 const TAG = /<\/?([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>]*)?\/?>/g;
 const IMG_TAG = /<img\b[^<>]*>/gi;
+const ALT = /\salt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i;
 
 /** Elements of HTML (and custom elements, with a `-`): `a < b and c > d` in prose is no tag. */
 const HTML_ELEMENTS = new Set(
@@ -52,11 +61,25 @@ export function markdownCleaner(settings: BuiltinSettings<'markdown_cleaner'>): 
   };
 }
 
+/**
+ * Each setting acts on its own construct only: images (Markdown and `<img>`)
+ * are the images setting's whatever the others say, a link's text keeps an
+ * image it holds when images stay, and the HTML setting leaves `<img>` alone.
+ */
 function cleanProse(text: string, s: BuiltinSettings<'markdown_cleaner'>): string {
   let out = text;
-  if (s.strip_images) out = out.replace(IMAGE, (_m, alt?: string, refAlt?: string) => alt ?? refAlt ?? '').replace(IMG_TAG, '');
+  if (s.strip_images) out = out.replace(IMAGE, (_m, alt: string) => alt).replace(IMG_TAG, imgAlt);
   if (s.strip_links) out = out.replace(LINK, (_m, label?: string, url?: string) => label ?? url ?? '');
-  if (s.strip_html)
-    out = out.replace(HIDDEN_HTML, '').replace(TAG, (tag, name: string) => (HTML_ELEMENTS.has(name.toLowerCase()) || name.includes('-') ? '' : tag));
+  if (s.strip_html) out = out.replace(HIDDEN_HTML, '').replace(TAG, (tag, name: string) => (isStrippedElement(name.toLowerCase()) ? '' : tag));
   return out;
+}
+
+function imgAlt(tag: string): string {
+  const alt = ALT.exec(tag);
+  return alt ? (alt[1] ?? alt[2] ?? alt[3]) : '';
+}
+
+/** HTML elements and custom elements (with a `-`); `<img>` is an image, left to strip_images. */
+function isStrippedElement(name: string): boolean {
+  return name !== 'img' && (HTML_ELEMENTS.has(name) || name.includes('-'));
 }

@@ -83,6 +83,20 @@ function fixtureBackend(name: string) {
   return { type: 'stdio', command: f.command, args: f.args };
 }
 
+/** Every non-empty line of `text`, each parsed as JSON (a line that is not JSON fails the test, naming it). */
+function jsonLines(text: string): any[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      try {
+        return JSON.parse(l) as unknown;
+      } catch {
+        throw new Error(`not a JSON line: ${l}`);
+      }
+    });
+}
+
 async function connect(url: string, transport: 'mcp' | 'sse' = 'mcp'): Promise<Client> {
   const client = new Client({ name: 'cli-test', version: '1' });
   await client.connect(transport === 'sse' ? new SSEClientTransport(new URL(url)) : new StreamableHTTPClientTransport(new URL(url)));
@@ -126,14 +140,15 @@ describe('cli: gateway config validate', () => {
 });
 
 describe('cli: gateway server', () => {
-  it('serves /mcp and /sse with --config, --host, --port, --log-level and -v, prints its URLs and stops cleanly on SIGTERM', async () => {
+  it('serves /mcp and /sse with --config, --host, --port, --log-level, --log-format pretty and -v, prints its URLs and stops cleanly on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
     const cfg = writeYaml(dir, 'my-gateway.yaml', {
       server: { port: 1 },
       audit: { file: join(dir, 'audit.jsonl') },
       backends: { fx: fixtureBackend('fx'), down: { type: 'stdio', command: '/nonexistent/cli-test' } },
     });
-    const gw = run(['server', '--wait', '--config', cfg, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', '-v']);
+    // For a person (a terminal, or asked for): the text banner.
+    const gw = run(['server', '--wait', '--config', cfg, '--host', '127.0.0.1', '--port', '0', '--log-level', 'info', '--log-format', 'pretty', '-v']);
     const [, mcpUrl] = await gw.match(/Streamable HTTP\s+(http:\/\/127\.0\.0\.1:\d+\/mcp)\b/);
     const [, sseUrl] = await gw.match(/SSE\s+(http:\/\/127\.0\.0\.1:\d+\/sse)\b/);
     const [, manageUrl] = await gw.match(/Management API\s+(http:\/\/127\.0\.0\.1:\d+\/manage\/v1)\b/);
@@ -168,7 +183,7 @@ describe('cli: gateway server', () => {
     const preload = pathToFileURL(join(repoRoot(), 'dist', 'test', 'fixtures', 'hold-signal-exit.js')).href;
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const gw = run(['server', '--config', cfg], { env: { NODE_OPTIONS: `--import=${preload}` } });
-      await gw.match(/Streamable HTTP/);
+      await gw.match(/"msg":"listening"/);
       gw.child.kill(signal);
       expect(await gw.exited, `exit code after ${signal} (null: killed by the signal)`).toBe(0);
       expect(gw.output()).toContain('stop requested');
@@ -187,7 +202,7 @@ describe('cli: gateway server', () => {
       [onlyYml, 'fromyml_echo', []],
     ] as const) {
       const gw = run(['server', '--wait', ...flags], { cwd });
-      const [, url] = await gw.match(/Streamable HTTP\s+(http:\/\/\S+\/mcp)\b/);
+      const [, url] = await gw.match(/"mcp_url":"(http:\/\/[^"]+\/mcp)"/);
       const client = await connect(url);
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toContain(expected);
@@ -211,7 +226,7 @@ describe('cli: gateway server', () => {
     const cfg = writeYaml(dir, 'example.yaml', example.replace('file: logs/audit.jsonl', `file: ${join(dir, 'audit.jsonl')}`));
     symlinkSync(join(repoRoot(), 'node_modules'), join(dir, 'node_modules'));
     const gw = run(['server', '--wait', '--config', cfg, '--port', '0'], { env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } });
-    const [, url] = await gw.match(/Streamable HTTP\s+(http:\/\/\S+\/mcp)\b/);
+    const [, url] = await gw.match(/"mcp_url":"(http:\/\/[^"]+\/mcp)"/);
     const client = await connect(url);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['everything_echo', 'memory_read_graph', 'memory_create_entities']));
@@ -220,6 +235,57 @@ describe('cli: gateway server', () => {
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toBe(0);
   });
+
+  it('off a terminal (where JSON is the default) every line on stdout and stderr is JSON: log lines, the banner with its URLs, a failure to listen or to load the config', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
+    const cfg = writeYaml(dir, 'gateway.yaml', { audit: { enabled: false }, backends: { fx: fixtureBackend('fx') } });
+    const gw = run(['server', '--wait', '--config', cfg, '--port', '0', '-vv']);
+    // The banner, text ("… is listening") or JSON: it must be JSON.
+    const [line] = await gw.match(/^.*(is listening|"msg":"listening").*$/m);
+    const [banner] = jsonLines(line);
+    expect(banner).toMatchObject({ level: 30, pid: gw.child.pid, msg: 'listening', version: PKG_VERSION, session: expect.stringMatching(/^default/) });
+    expect(typeof banner.time).toBe('number');
+    for (const [key, path] of [
+      ['mcp_url', '/mcp'],
+      ['sse_url', '/sse'],
+      ['management_url', '/manage/v1'],
+    ])
+      expect(banner[key]).toBe(`${banner.url}${path}`);
+    const client = await connect(banner.mcp_url);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('fx_echo');
+    await client.close();
+
+    // A second gateway on the same port cannot listen: a JSON error line, with or without --log-format json.
+    const port = Number(new URL(banner.url).port);
+    for (const flags of [[], ['--log-format', 'json']]) {
+      const taken = run(['server', '--config', cfg, '--port', String(port), ...flags]);
+      expect(await taken.exited).toBe(1);
+      const errors = jsonLines(taken.stderr());
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({
+        level: 50,
+        pid: taken.child.pid,
+        msg: `cannot listen on 127.0.0.1:${port}: address in use`,
+        error: 'listen_failed',
+        details: { host: '127.0.0.1', port, code: 'EADDRINUSE' },
+      });
+      jsonLines(taken.output());
+    }
+    // A config that does not load: its problems as data too.
+    const bad = writeYaml(dir, 'bad.yaml', 'backends:\n  a:\n    type: stdio\n    comand: node\n');
+    const refused = run(['server', '--config', bad, '--port', '0']);
+    expect(await refused.exited).toBe(1);
+    const [invalid] = jsonLines(refused.stderr());
+    expect(invalid).toMatchObject({ level: 50, error: 'config_invalid' });
+    expect(invalid.details.problems).toContainEqual(expect.objectContaining({ path: 'backends.a.comand', line: 4 }));
+
+    gw.child.kill('SIGTERM');
+    expect(await gw.exited).toBe(0);
+    // Everything it wrote, backend process output (-vv) and the shutdown included.
+    const all = [...jsonLines(gw.output()), ...jsonLines(gw.stderr())];
+    expect(all.map((r) => r.msg)).toEqual(expect.arrayContaining(['listening', 'stop requested']));
+    expect(all.some((r) => /serving stdio/.test(String(r.msg)))).toBe(true);
+  }, 120_000); // four gateway processes
 
   it('refuses to start on a bad config, naming the key path, and on a bad --port', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));

@@ -77,7 +77,8 @@ describe('cli: detached server sessions', { timeout: 120_000 }, () => {
     expect(Object.keys(file).sort()).toEqual(['config', 'host', 'log_file', 'name', 'pid', 'port', 'started_at']);
     expect(file).toMatchObject({ name: 'alpha', pid: alpha.pid, host: '127.0.0.1', config: sb.config, log_file: join(sb.state, 'logs', 'alpha.log') });
     expect(`http://127.0.0.1:${file.port}`).toBe(alpha.url);
-    expect(readFileSync(file.log_file, 'utf8')).toContain('is listening');
+    // The log file is no terminal: JSON lines, the banner one of them.
+    expect(readFileSync(file.log_file, 'utf8')).toContain('"msg":"listening"');
 
     const again = await gateway(sb, ['server', '-d', '--name', 'alpha', '--config', sb.config, '--port', '0']);
     expect(again.code).toBe(1);

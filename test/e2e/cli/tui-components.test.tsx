@@ -23,6 +23,7 @@ import { waitFor } from '../../helpers/wait.js';
 import { startOAuthEnv } from '../../fixtures/oauth-env.js';
 import { copySkillFixtures } from '../../helpers/skill-fixtures.js';
 import { sampleServers, startFakeRegistry } from '../../helpers/fake-registry.js';
+import { startHiddenToolsGateway } from '../../helpers/hidden-tools-gateway.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -348,6 +349,57 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
       await rw.until((s) => /Approved fx_read_file: pinned sha256 [0-9a-f]{12}…/.test(s), 'the approval');
       await rw.until((s) => /^fx_read_file\s+fx\s+Reads any file/m.test(s), 'the row without its mark');
       expect(gw.gateway.controller.backendRecord('fx')?.quarantined_tools).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('marks the tools clients cannot call, never offers to call them, and names the winner of a name conflict', async () => {
+    const gw = await startHiddenToolsGateway();
+    try {
+      const choice: ServerChoice = { name: 'hidden', url: gw.url, source: 'flag' };
+      const { until, keys, screen } = mount({ servers: [choice], active: choice });
+      await until((s) => /Backends\s+Ready 2/.test(s), 'both backends Ready');
+      keys('3');
+      await until((s) => /NAME\s+BACKEND\s+STATE\s+DESCRIPTION/.test(s), 'the tools table');
+      // Row by row, each through the filter (the table is taller than the screen).
+      const row = async (filter: string, pattern: RegExp) => {
+        keys(`/${filter}\r`);
+        await until((s) => pattern.test(s), `${pattern}`);
+        keys('\x1b');
+        await until((s) => !s.includes(`/${filter}`), 'the filter cleared');
+      };
+      await row('echo', /^echo\s+fx\s+Returns its input(.|\n)*^echo\s+fy\s+hidden: fx keeps the name\s+Returns its input/m);
+      await row('bad name', /^bad name\s+fx\s+hidden: invalid name\s+Extra tool/m);
+      await row('leaky', /^leaky\s+fy\s+suspicious \(quarantined\)\s+Reads a file/m);
+      await row('lookup', /^lookup\s+fy\s+Looks a word up/m);
+
+      // fy's echo: why it is not callable, and no call offered: Enter edits no arguments.
+      keys('/echo\r');
+      await until((s) => /^echo\s+fy\s+hidden/m.test(s) && /^echo\s+fx/m.test(s) && !/^add\s/m.test(s), 'the two echo rows');
+      keys('\x1b[B\r'); // the second row: fy's
+
+      await until((s) => /Tools › echo/.test(s) && /Not callable\s+fx exposes the same name and keeps it/.test(s), 'the page of fy’s echo');
+      expect(screen()).toMatch(/Backend\s+fy \(as echo\)/);
+      expect(screen()).toContain('Clients can neither see nor call this tool.');
+      expect(screen()).not.toMatch(/edit arguments|call with these arguments/);
+      keys('\r');
+      keys('c');
+      await until((s) => /Tools › echo/.test(s), 'still the page');
+      expect(screen()).not.toMatch(/arguments>|Calling…|isError/);
+      // The same for the tool whose name breaks the rules.
+      keys('\x1b');
+      await until((s) => /Tools \(\d+\)\s+\/echo/.test(s), 'back on the filtered table');
+      keys('\x1b/invalid\r\r');
+      await until((s) => /Tools › bad name/.test(s) && /Not callable\s+.*not a valid tool name/.test(s), 'the page of bad name');
+
+      // fy's detail names the backend that won each of its names, and greys what clients cannot call.
+      keys('\x1b\x1b2/fy\r\r');
+      await until((s) => /Backends › fy/.test(s) && /Conflicts\s+fx keeps tools echo, add, /.test(s), 'the conflicts of fy');
+      keys('/keeps the name\r');
+      await until((s) => /^\s*echo\s+\(fx keeps the name\)\s+Returns its input/m.test(s), 'fy’s echo, greyed with why');
+      keys('\x1b/quarantined\r');
+      await until((s) => /^\s*leaky\s+\(quarantined\)\s+Reads a file/m.test(s), 'fy’s leaky, greyed with why');
     } finally {
       await gw.close();
     }

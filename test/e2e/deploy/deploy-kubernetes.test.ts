@@ -4,7 +4,7 @@
  * `kubectl kustomize` (offline) and every object validated against the
  * Kubernetes API schemas (npm `kubernetes-models`); then what must agree
  * does: selectors and labels, probe paths and ports and the config's port,
- * the grace period and the shutdown timeout, the mounted ConfigMap and the
+ * the grace period with the preStop pause, the drain and the shutdown timeout, the mounted ConfigMap and the
  * image's --config, the Secret's keys and the env, and the ConfigMap's
  * config.yaml passes `gateway config validate`.
  */
@@ -15,10 +15,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../../fixtures/spawn.js';
+import { ConfigSchema } from '../../../schemas/config.js';
 
 type Obj = Record<string, any>;
 
 const ROOT = repoRoot();
+const SERVER_DEFAULTS = (ConfigSchema.properties.server as unknown as { properties: Record<string, { default: number }> }).properties;
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 const KUSTOMIZATIONS = ['base', 'overlays/production', 'overlays/with-redis'];
 
@@ -90,7 +92,11 @@ describe.each(KUSTOMIZATIONS)('deploy/kubernetes/%s', (dir) => {
     const config = parse(find(objs, 'ConfigMap').data['config.yaml']) as Obj;
     const preStop = gateway.lifecycle.preStop.exec.command as string[];
     expect(preStop[0]).toBe('sleep');
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(config.server.shutdown_timeout_s + Number(preStop[1]));
+    // SIGTERM comes after the preStop pause; the replica then drains (not ready, serving) before its shutdown timeout runs.
+    const drainS = (config.server.shutdown_drain_s as number | undefined) ?? SERVER_DEFAULTS.shutdown_drain_s.default;
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(Number(preStop[1]) + drainS + config.server.shutdown_timeout_s);
+    // The drain outlasts two readiness checks that fail: the pod is out of the Service before it refuses anything.
+    expect(drainS).toBeGreaterThanOrEqual(2 * gateway.readinessProbe.periodSeconds * gateway.readinessProbe.failureThreshold);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532 });
     expect(gateway.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
     for (const kind of ['requests', 'limits']) expect(Object.keys(gateway.resources[kind]).sort(), kind).toEqual(['cpu', 'memory']);

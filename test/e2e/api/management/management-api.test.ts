@@ -85,7 +85,7 @@ describe('management API (open, two backends)', () => {
       expectKeys(res.body, ['backends']);
       expect(res.body.backends.map((b: { name: string }) => b.name)).toEqual(['s', 'h']);
       const s = res.body.backends[0];
-      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process, `quarantined_tools` (issue 25), and `circuit` (issue 27): null with no circuit breaker.
+      // Spec 2.2's fields, plus `container` (issue 12): null for a bare process, `quarantined_tools` (issue 25), `circuit` (issue 27): null with no circuit breaker, and `conflicts` (issue 36).
       expectKeys(s, [
         'name',
         'type',
@@ -95,6 +95,7 @@ describe('management API (open, two backends)', () => {
         'error',
         'capabilities',
         'quarantined_tools',
+        'conflicts',
         'health',
         'conditions',
         'labels',
@@ -111,6 +112,7 @@ describe('management API (open, two backends)', () => {
         labels: { tier: 'a' },
         container: null,
         quarantined_tools: 0,
+        conflicts: [],
         circuit: null,
       });
       expectKeys(s.capabilities, ['tools', 'resources', 'prompts']);

@@ -11,24 +11,12 @@ import { Cluster } from '../../../helpers/cluster.js';
 import { stdioFixture } from '../../../fixtures/fixture-backend.js';
 import { waitFor } from '../../../helpers/wait.js';
 import { managementClient } from '../../../helpers/management-client.js';
-import { SseSession, textOf, type Message } from '../../../helpers/sse-session.js';
+import { SseSession, textOf, tryInitialize, type Message } from '../../../helpers/sse-session.js';
 
 const progressOf = (m: Message) => (m.method === 'notifications/progress' ? (m.params as { progress: number }).progress : undefined);
 
-const INIT_BODY = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 0,
-  method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } },
-});
-const MCP = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-async function initialize(base: string) {
-  const res = await fetch(`${base}/mcp`, { method: 'POST', headers: MCP, body: INIT_BODY });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { error?: { code: number; message: string } } };
-}
-
 const ready = async (base: string) => (await managementClient(base).get('/ready')).body as { ready: boolean; reason: string };
+const storeOf = async (base: string) => (await managementClient(base).get('/status')).body.replica.sessions_store as { status: string; reason?: string };
 const events = async (base: string, stage: string) =>
   ((await managementClient(base).get('/events?limit=1000')).body as { events: Array<{ stage: string; message: string }> }).events.filter(
     (e) => e.stage === stage,
@@ -41,25 +29,33 @@ describe('shared sessions when things fail', () => {
 
   beforeAll(async () => {
     redis = await RedisServer.start();
-    cluster = await Cluster.start({ redisUrl: redis.url, backends: { fx: stdioFixture(['--name', 'fx']) }, server: { shutdown_timeout_s: 20 } });
+    cluster = await Cluster.start({
+      redisUrl: redis.url,
+      backends: { fx: stdioFixture(['--name', 'fx']) },
+      server: { shutdown_timeout_s: 30, shutdown_drain_s: 4 },
+    });
     [r1, r2, r3] = cluster.urls as [string, string, string];
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await cluster?.stopAll();
     await redis?.stop();
   });
 
-  it('Redis down: 503 + Retry-After naming the session store (never 404, never a stack), cached sessions keep working; back with its data: nothing lost', async () => {
+  it('Redis down: the replicas stay ready, the store is degraded; 503 + Retry-After naming the session store (never 404, never a stack), cached sessions keep working; back with its data: nothing lost', async () => {
     const cachedHere = await SseSession.open(r1);
     const notCachedOnR2 = await SseSession.open(r1);
     await redis.stop({ save: true });
 
-    await waitFor(async () => !(await ready(r1)).ready, 'r1 not ready');
-    expect((await ready(r1)).reason).toMatch(/session store/);
-    expect((await managementClient(r1).get('/status')).body.replica.sessions_store).toEqual({ type: 'redis', status: 'unavailable' });
-    await waitFor(async () => (await events(r1, 'store_unavailable')).length > 0, 'a store_unavailable event');
+    await waitFor(async () => (await storeOf(r1)).status === 'degraded', 'the store degraded on r1');
+    expect(await storeOf(r1)).toMatchObject({ type: 'redis', status: 'degraded', reason: expect.any(String) });
+    // Serving what it holds: a balancer keeps it.
+    expect(await ready(r1)).toEqual({
+      ready: true,
+      reason: '1 of 1 backends connected; session store (redis) unreachable: serving the sessions this replica holds',
+    });
+    await waitFor(async () => (await events(r1, 'store_degraded')).length > 0, 'a store_degraded event');
 
-    const refused = await initialize(r1);
+    const refused = await tryInitialize(r1);
     expect(refused.status).toBe(503);
     expect(refused.retryAfter).toMatch(/^\d+$/);
     expect(refused.body.error?.message).toMatch(/session store/i);
@@ -74,11 +70,43 @@ describe('shared sessions when things fail', () => {
     expect(JSON.stringify(unknownHere.json)).toMatch(/session store/i);
 
     await redis.launch();
-    for (const base of [r1, r2, r3]) await waitFor(async () => (await ready(base)).ready, `${base} ready again`, 30_000);
+    for (const base of [r1, r2, r3]) await waitFor(async () => (await storeOf(base)).status === 'ok', `${base} reaching the store again`, 30_000);
+    expect((await ready(r1)).reason).toBe('1 of 1 backends connected');
     await waitFor(async () => (await events(r2, 'store_recovered')).length > 0, 'a store_recovered event');
     expect(textOf(await notCachedOnR2.call(2, 'fx_echo', { text: 'back' }, r2))).toContain('back');
     expect(textOf(await cachedHere.call(3, 'fx_echo', { text: 'and here' }, r3))).toContain('and here');
-    expect((await initialize(r1)).status).toBe(200);
+    expect((await tryInitialize(r1)).status).toBe(200);
+  });
+
+  it("what is published while a replica's subscriber is cut off reaches the GET stream it holds once the subscriber is back", async () => {
+    const s = await SseSession.open(r1);
+    const get = await s.get(undefined, r1);
+    await get.until(() => get.events.length > 0, 'the priming event');
+    // r2 learns the session and its level: its backend's log messages go to it too.
+    await s.call(1, 'fx_echo', { text: 'hi' }, r2);
+    expect((await (await s.post({ id: 2, method: 'logging/setLevel', params: { level: 'info' } }, r2)).answer(2)).result).toEqual({});
+    const logged = (text: string) => get.messages.some((m) => m.method === 'notifications/message' && (m.params as { data: string }).data === text);
+    const admin = redis.client();
+    try {
+      // No new connection is accepted, so r1's subscriber, once cut off, stays away until this is undone.
+      const clients = (await admin.client('LIST')) as string;
+      const subscriber = /id=(\d+) [^\n]*name=mcp-gateway:r1:subscriber/.exec(clients)?.[1];
+      expect(subscriber).toBeDefined();
+      await admin.config('SET', 'maxclients', String(clients.trim().split('\n').length - 1));
+      await admin.client('KILL', 'ID', subscriber!);
+      await waitFor(async () => (await storeOf(r1)).status === 'degraded', "r1's subscriber gone");
+      const other = await SseSession.open(r2);
+      await other.call(1, 'fx_log', { level: 'warning', message: 'while cut off' }, r2);
+      // r2 appended it to the session's stream and published it; r1 heard nothing.
+      const stream = `${cluster.keyPrefix}:events:${s.id}:g`;
+      await waitFor(async () => JSON.stringify(await admin.xrange(stream, '-', '+')).includes('while cut off'), 'the message in the stream');
+      expect(logged('while cut off')).toBe(false);
+    } finally {
+      await admin.config('SET', 'maxclients', '10000');
+      admin.disconnect();
+    }
+    await get.until(() => logged('while cut off'), 'the message on the GET stream once the subscriber is back');
+    get.drop();
   });
 
   it('a replica killed (SIGKILL) mid-session: its sessions go on elsewhere, only its running calls fail', async () => {
@@ -98,33 +126,37 @@ describe('shared sessions when things fail', () => {
     expect(textOf(await s.call(5, 'fx_echo', { text: 'on the new r3' }, r3))).toContain('on the new r3');
   });
 
-  it('SIGTERM drains a replica: not ready at once, no new session, GET streams told to reconnect, running calls finish; its sessions stay', async () => {
+  it('SIGTERM drains a replica: not ready at once and still serving for shutdown_drain_s; then no new session, GET streams told to reconnect, running calls finish; its sessions stay', async () => {
     const s = await SseSession.open(r2);
     const get = await s.get(undefined, r3);
     await get.until(() => get.lastEventId, 'the GET stream on r3');
+    // Runs well past the drain period, so r3 still listens (for it) once the drain is over.
     const running = await s.post(
-      { id: 1, method: 'tools/call', params: { name: 'fx_slow', arguments: { steps: 8, delay_ms: 250 }, _meta: { progressToken: 'd' } } },
+      { id: 1, method: 'tools/call', params: { name: 'fx_slow', arguments: { steps: 20, delay_ms: 600 }, _meta: { progressToken: 'd' } } },
       r3,
     );
     await running.until(() => running.messages.some((m) => progressOf(m) === 1), 'the call to run on r3');
-    const exited = cluster.replica('r3').process.stop(30_000);
+    const exited = cluster.replica('r3').process.stop(60_000);
 
-    // The listener stays open: a balancer sees 503 and takes r3 out.
+    // A balancer sees 503 and takes r3 out; until it has, r3 serves everything as before.
     await waitFor(async () => (await ready(r3)).reason.startsWith('draining'), 'r3 draining');
     expect((await ready(r3)).ready).toBe(false);
-    const refused = await initialize(r3);
-    expect(refused.status).toBe(503);
-    expect(refused.retryAfter).toMatch(/^\d+$/);
-    // The GET stream ends with a retry hint; the client resumes it on another replica.
+    expect(textOf(await s.call(2, 'fx_echo', { text: 'while draining' }, r3))).toContain('while draining');
+    expect((await tryInitialize(r3)).status).toBe(200);
+    // Then the GET stream ends with a retry hint; the client resumes it on another replica.
     await get.whenEnded();
     expect(get.retry).toBeGreaterThan(0);
     const resumed = await s.get(get.lastEventId, r1);
     expect(resumed.status).toBe(200);
+    // And no new session is taken.
+    const refused = await tryInitialize(r3);
+    expect(refused.status).toBe(503);
+    expect(refused.retryAfter).toMatch(/^\d+$/);
     // The call running on r3 finishes there.
-    expect(textOf(await running.answer(1))).toBe('done 8');
+    expect(textOf(await running.answer(1))).toBe('done 20');
     expect((await exited).code).toBe(0);
     // The session lives on.
-    expect(textOf(await s.call(2, 'fx_echo', { text: 'after the drain' }, r1))).toContain('after the drain');
+    expect(textOf(await s.call(3, 'fx_echo', { text: 'after the drain' }, r1))).toContain('after the drain');
     resumed.drop();
   });
 });
@@ -144,7 +176,7 @@ describe('shared sessions: expiry and the cluster-wide limit', () => {
       sessions: { replay_s: 1 },
     });
     [r1, r2] = cluster.urls as [string, string];
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await cluster?.stopAll();
     await redis?.stop();
@@ -199,11 +231,11 @@ describe('shared sessions: expiry and the cluster-wide limit', () => {
   it('server.max_sessions counts the sessions of the cluster', async () => {
     await waitFor(async () => ((await managementClient(r1).get('/sessions')).body as { sessions: unknown[] }).sessions.length === 0, 'no session left');
     const open = [await SseSession.open(r1), await SseSession.open(r2), await SseSession.open(r1)];
-    const refused = await initialize(r2);
+    const refused = await tryInitialize(r2);
     expect(refused.status).toBe(503);
     expect(refused.retryAfter).toMatch(/^\d+$/);
     expect(refused.body.error?.message).toMatch(/at most 3/);
     expect(await open[0]!.delete(r2)).toBe(200);
-    expect((await initialize(r2)).status).toBe(200);
+    expect((await tryInitialize(r2)).status).toBe(200);
   });
 });

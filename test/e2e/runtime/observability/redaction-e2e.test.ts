@@ -199,7 +199,9 @@ describe.each([
 
   it('writes JSON lines to the file and the console format that was asked for', () => {
     for (const line of run.logFile.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
-    const logLines = run.stdout.split('\n').filter((l) => l.trim() !== '' && !/^(MCP gateway|\s+(Streamable HTTP|SSE|Management API))/.test(l));
+    const lines = run.stdout.split('\n').filter((l) => l.trim() !== '');
+    // For a person the banner is text among the log lines; in JSON it is a JSON line like the others.
+    const logLines = format === 'pretty' ? lines.filter((l) => !/^(MCP gateway|\s+(Streamable HTTP|SSE|Management API))/.test(l)) : lines;
     expect(logLines.length).toBeGreaterThan(5);
     // -v and up: connection progress.
     expect(run.stdout).toContain('connecting to leaky (attempt 1)');
@@ -211,7 +213,9 @@ describe.each([
       // The record's remaining fields on one line, not a 20-line object dump.
       expect(run.stdout).toMatch(/^ {4}audit: event_id=[0-9a-f-]{36} session=\S+ client_ip=\S+ transport=streamable-http jsonrpc_id=\d+$/m);
     } else {
-      for (const line of logLines) expect(() => JSON.parse(line), line).not.toThrow();
+      const stderr = run.stderr.split('\n').filter((l) => l.trim() !== '');
+      for (const line of [...logLines, ...stderr]) expect(() => JSON.parse(line), line).not.toThrow();
+      expect(logLines.map((l) => JSON.parse(l) as { msg?: string }).filter((r) => r.msg === 'listening')).toHaveLength(1);
     }
   });
 });

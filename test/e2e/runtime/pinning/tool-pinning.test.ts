@@ -344,7 +344,9 @@ describe('pins between runs', { timeout: 90_000 }, () => {
     const ws = workspace({ tools: [READ_FILE] });
     writeFileSync(join(ws.dir, 'config.yaml'), 'backends: {}\n');
     writeFileSync(join(ws.dir, 'pins.json'), '{"version": 1, "backends": {"fx": {"tools": []}}}');
-    const r = await runBin(GATEWAY_BIN, ['server', '-c', join(ws.dir, 'config.yaml'), '--port', '0'], { env: { GATEWAY_STATE_DIR: ws.dir } });
+    const r = await runBin(GATEWAY_BIN, ['server', '-c', join(ws.dir, 'config.yaml'), '--port', '0', '--log-format', 'pretty'], {
+      env: { GATEWAY_STATE_DIR: ws.dir },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       new RegExp(`^${ws.pinsFile} is not a pins file \\(/backends/fx/\\w+: .*\\); restore it, or remove it to pin every definition afresh\\n$`),

@@ -2,7 +2,8 @@
  * secrets_detection and pii_filter against a real gateway and real
  * backends: every kind they know is redacted and blocked, in the arguments
  * (the backend never sees it) and in the results (the client never sees
- * it), and nothing is found in ordinary text or UUIDs. What was found is
+ * it), and nothing is found in ordinary text or UUIDs; in a backend's
+ * errors, isError results and relayed log messages too. What was found is
  * audited and counted by kind; the values never reach the audit trail, an
  * error message or the log.
  */
@@ -13,6 +14,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Harness } from '../../../helpers/gateway-harness.js';
 import { startGateway } from '../../../helpers/gateway-harness.js';
 import { auditRecords, callText, guardrailBackend, pluginRecords, rpcError } from '../../../helpers/plugin-harness.js';
+import { managementClient } from '../../../helpers/management-client.js';
+import { collectNotifications, type NotificationLog } from '../../../helpers/notifications.js';
 
 /** Samples of each kind, assembled here so no scanner takes this file for a leak. */
 const SECRETS: Record<string, string> = {
@@ -148,6 +151,102 @@ describe('secrets_detection and pii_filter', () => {
     for (const s of SAMPLES) {
       expect(audit.includes(s.value), `${s.kind} in the audit trail`).toBe(false);
       expect(logs.includes(s.value), `${s.kind} in the log`).toBe(false);
+    }
+  });
+});
+
+/**
+ * What else a backend sends back besides a result: the error of a call it
+ * failed (message and JSON-RPC data), an isError result, and the log
+ * messages relayed to clients. The guards scan only what comes back
+ * (`where: results`), so the backend itself gets the secret and raises it.
+ */
+describe('secrets and personal data in what a backend sends back besides results', () => {
+  let h: Harness;
+  let client: Client;
+  let notes: NotificationLog;
+  const aws = SECRETS.aws_access_key;
+  const github = SECRETS.github_token;
+  const email = PII.email[0];
+  const values = [aws, github, email];
+  const leaky = `denied for ${aws} and ${github}; ask ${email}`;
+  const redacted = 'denied for [REDACTED:aws_access_key] and [REDACTED:github_token]; ask [REDACTED:email]';
+
+  beforeAll(async () => {
+    h = await startGateway({
+      backends: { a: guardrailBackend(), b: guardrailBackend() },
+      plugins: [
+        ...['secrets_detection', 'pii_filter'].map((name) => ({ name, settings: { where: 'results' }, conditions: { backends: ['a'] } })),
+        { name: 'secrets_detection', settings: { where: 'results', action: 'block' }, conditions: { backends: ['b'] } },
+      ],
+    });
+    client = await h.connect();
+    notes = collectNotifications(client);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("redacts a backend's JSON-RPC error, its message and its data; the code stays the backend's", async () => {
+    const err = await rpcError(client.callTool({ name: 'a_throw', arguments: { message: leaky, data: { detail: leaky, hint: github } } }));
+    expect(err.code).toBe(-32603);
+    expect(err.message).toContain(redacted);
+    expect(err.data).toEqual({ detail: redacted, hint: '[REDACTED:github_token]' });
+  });
+
+  it('the management API answers the same call with the redacted error', async () => {
+    const res = await managementClient(h.url).post('/tools/call', { tool: 'a_throw', arguments: { message: leaky } });
+    expect(res.status).toBe(502);
+    expect(JSON.stringify(res.body)).toContain(redacted);
+    for (const v of values) expect(JSON.stringify(res.body)).not.toContain(v);
+  });
+
+  it('redacts an isError result', async () => {
+    const result = await client.callTool({ name: 'a_fail', arguments: { message: leaky } });
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: redacted }] });
+  });
+
+  it('redacts a log message the backend sends on its way to the client', async () => {
+    expect(await callText(client, 'a_log', { level: 'warning', message: leaky })).toBe('logged warning');
+    const note = await notes.waitFor('notifications/message', (n) => n.params?.level === 'warning');
+    expect(note.params).toMatchObject({ level: 'warning', data: redacted });
+  });
+
+  it('action block: the error becomes a block naming the kinds, and a log message holding a secret is not relayed', async () => {
+    const err = await rpcError(client.callTool({ name: 'b_throw', arguments: { message: leaky } }));
+    expect(err.message).toContain("Blocked by plugin secrets_detection: the backend's error holds secrets: aws_access_key, github_token");
+    expect(err.data).toMatchObject({ error: 'plugin_blocked', where: 'error', kinds: { aws_access_key: 1, github_token: 1 } });
+    await callText(client, 'b_log', { level: 'info', message: `held ${aws}` });
+    await callText(client, 'b_log', { level: 'info', message: 'clean' });
+    // Relayed in order: once the clean one is here, the blocked one would have been too.
+    await notes.waitFor('notifications/message', (n) => n.params?.data === 'clean');
+    expect(notes.all.filter((n) => n.params?.level === 'info').map((n) => n.params?.data)).toEqual(['clean']);
+  });
+
+  it('the audit record holds only the redacted error, and names the redaction; no value reaches the audit trail or the log', async () => {
+    const records = await auditRecords(h);
+    const thrown = records.find((r) => r.target.capability_name === 'a_throw' && r.source.session_id !== 'management');
+    expect(thrown?.outcome).toMatchObject({ status: 'error', error: expect.stringContaining(redacted), error_type: 'BackendCallError' });
+    expect(thrown?.metadata.plugins).toEqual([
+      // On the way out the inner plugin comes first; the message and the data's two texts were scanned.
+      { plugin: 'pii_filter', action: 'redact', where: 'error', kinds: { email: 2 } },
+      { plugin: 'secrets_detection', action: 'redact', where: 'error', kinds: { aws_access_key: 2, github_token: 3 } },
+    ]);
+    const failed = records.find((r) => r.target.capability_name === 'a_fail');
+    expect(failed?.outcome).toMatchObject({ status: 'error', error: redacted, error_type: 'ToolError' });
+    const blocked = records.find((r) => r.target.capability_name === 'b_throw');
+    expect(blocked?.metadata.plugins).toEqual([expect.objectContaining({ action: 'block', where: 'error', reason: 'plugin_blocked', enforced: true })]);
+
+    const counters = await pluginRecords(h);
+    // a's secrets_detection: the error twice (client and management API), the isError result, the log message.
+    expect(counters[0].counters.redactions).toBe(4);
+    expect(counters[2].counters.blocks).toBe(2);
+
+    const audit = readFileSync(join(h.dir, 'audit.jsonl'), 'utf8');
+    const logs = h.logs.join('\n');
+    for (const v of values) {
+      expect(audit.includes(v), `${v} in the audit trail`).toBe(false);
+      expect(logs.includes(v), `${v} in the log`).toBe(false);
     }
   });
 });

@@ -254,6 +254,27 @@ backends:
     }
   });
 
+  it('a value outside a list of choices is one problem naming them all, not one per choice', () => {
+    const { problems } = problemsOf(`incoming_auth:
+  type: jwt
+  issuer: https://issuer.example
+  jwks_uri: https://issuer.example/jwks
+  audience: https://gw.example/mcp
+  algorithms: [HS256, ES256, none]
+conflict_resolution:
+  strategy: last-wins
+`);
+    const allowed = 'RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA';
+    expect(problems.filter((p) => p.path.startsWith('incoming_auth.algorithms'))).toEqual([
+      { path: 'incoming_auth.algorithms.0', message: `must be one of: ${allowed} (got "HS256")`, line: 6, column: 16 },
+      { path: 'incoming_auth.algorithms.2', message: `must be one of: ${allowed} (got "none")`, line: 6, column: 30 },
+    ]);
+    // Any union of literals reads the same.
+    expect(problems.filter((p) => p.path === 'conflict_resolution.strategy').map((p) => p.message)).toEqual([
+      'must be one of: prefix, first-wins, priority, error (got "last-wins")',
+    ]);
+  });
+
   it('reports YAML syntax errors with their line', () => {
     const bad = problemsOf('backends:\n  a:\n    type: stdio\n   command: [unclosed\n');
     expect(bad.problems.length).toBeGreaterThan(0);

@@ -278,20 +278,46 @@ describe('control loop (in-memory backends, fake clock)', () => {
     await l.shutdown();
   });
 
-  it('fifty concurrent reconnect requests cause at most two connects', async () => {
+  it('reconnect requests that come while one is queued or running join it: fifty make one new connection', async () => {
     const { loop: l, serving } = loop();
     l.apply({ a: spec() });
     await settle();
     expect(serving.createdFor('a')).toHaveLength(1);
-    const answers = await Promise.all([
-      ...Array.from({ length: 50 }, () => l.reconnect('a')),
-      (async () => {
-        await settle();
-        return undefined;
-      })(),
-    ]);
-    expect(answers.filter((a) => a?.reconnected)).toHaveLength(50);
-    expect(serving.createdFor('a').length - 1).toBeLessThanOrEqual(2);
+    serving.behaviour.a = 'hold';
+    // Twenty while the reconnect is queued, twenty while its connect runs, ten as the connect returns.
+    const queued = Array.from({ length: 20 }, () => l.reconnect('a'));
+    await settle();
+    const attempt = serving.createdFor('a')[1]!;
+    expect(attempt.release, 'the reconnect is connecting').toBeTypeOf('function');
+    const running = Array.from({ length: 20 }, () => l.reconnect('a'));
+    await settle();
+    attempt.release!();
+    serving.behaviour.a = 'ok'; // a second reconnect, were there one, would not wait
+    const late = Array.from({ length: 10 }, () => l.reconnect('a'));
+    await settle();
+    const answers = await Promise.all([...queued, ...running, ...late]);
+    expect(answers).toEqual(Array.from({ length: 50 }, () => ({ name: 'a', reconnected: true, error: null })));
+    expect(serving.createdFor('a')).toHaveLength(2);
+    await l.shutdown();
+  });
+
+  it('a reconnect asked for after the last one was answered is a new one, and a failed one answers all who joined it', async () => {
+    const { loop: l, serving } = loop(policy({ backoff: { initialMs: 60_000, maxMs: 60_000 } }));
+    l.apply({ a: spec() });
+    await settle();
+    serving.behaviour.a = 'hold-fail';
+    const first = Array.from({ length: 5 }, () => l.reconnect('a'));
+    await settle();
+    serving.createdFor('a')[1]!.release!();
+    await settle();
+    expect(new Set((await Promise.all(first)).map((a) => JSON.stringify(a)))).toEqual(
+      new Set([JSON.stringify({ name: 'a', reconnected: false, error: 'connection refused' })]),
+    );
+    serving.behaviour.a = 'ok';
+    const second = l.reconnect('a');
+    await settle();
+    expect(await second).toEqual({ name: 'a', reconnected: true, error: null });
+    expect(serving.createdFor('a')).toHaveLength(3);
     await l.shutdown();
   });
 

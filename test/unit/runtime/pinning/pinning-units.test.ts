@@ -4,7 +4,7 @@
  * changed, new, suspicious, told once, a restart, approval), the pins file,
  * the diff an operator reads, and how the route table holds definitions back.
  */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -223,7 +223,11 @@ function sharedStore() {
       },
     };
   };
-  return { view, data: () => data, saves: () => saves };
+  /** Every view hears "anything may have changed", as after the store was out of reach. */
+  const announce = () => {
+    for (const v of views) v.changed?.();
+  };
+  return { view, data: () => data, saves: () => saves, announce };
 }
 
 const changedOnce = (pins: DefinitionPins) => new Promise<void>((resolve) => pins.once('changed', resolve));
@@ -257,6 +261,37 @@ describe('pins shared by replicas', () => {
     await heard;
     expect(holdsOf(a.review('fx', offer(tool('x', { description: 'new' }))))).toEqual({});
   });
+
+  it("a store out of reach at start: nothing is pinned afresh or served unchecked until it is read, then the pins are the cluster's", async () => {
+    const shared = sharedStore();
+    const first = (await pinsOf(shared.view(), { mode: 'warn' })).pins;
+    first.review('fx', offer(tool('x', { description: 'pinned by the cluster' })), {});
+    await first.flushed();
+    const saves = shared.saves();
+
+    let reachable = false;
+    const view = shared.view();
+    const { pins, held } = await pinsOf({
+      ...view,
+      reachable: async () => reachable,
+      load: async () => (reachable ? view.load() : Promise.reject(new Error('out of reach'))),
+    });
+    expect(pins.isRead).toBe(false);
+    // Offered something else meanwhile: held back, told nothing, saved nothing.
+    expect(holdsOf(pins.review('fx', offer(tool('x', { description: 'something else' })), {}))).toEqual({ x: { reason: 'new', quarantined: true } });
+    await pins.flushed();
+    expect(held).toEqual([]);
+    expect(shared.saves()).toBe(saves);
+
+    // The store says it is reachable (the Redis store does when its connection is ready): read, then reviewed against it.
+    reachable = true;
+    const changed = changedOnce(pins);
+    shared.announce();
+    await pins.whenRead();
+    await changed;
+    expect(pins.isRead).toBe(true);
+    expect(holdsOf(pins.review('fx', offer(tool('x', { description: 'something else' }))))).toEqual({ x: { reason: 'changed', quarantined: false } });
+  });
 });
 
 describe('the pins file', () => {
@@ -280,6 +315,61 @@ describe('the pins file', () => {
     await expect(store.load()).rejects.toBeInstanceOf(PinsUnreadableError);
     writeFileSync(path, JSON.stringify({ version: 1, backends: { fx: { tools: { a: { pin: { hash: 1 } } }, prompts: {} } } }));
     await expect(store.load()).rejects.toThrow(/is not a pins file \(\/backends\/fx\/tools\/a\/pin.*remove it to pin every definition afresh/);
+  });
+});
+
+describe('the pins folder', () => {
+  const notes = () => {
+    const lines: Array<{ level: 'info' | 'warn'; msg: string }> = [];
+    return {
+      lines,
+      log: { info: (_o: object, msg: string) => lines.push({ level: 'info', msg }), warn: (_o: object, msg: string) => lines.push({ level: 'warn', msg }) },
+    };
+  };
+  const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+  it("an existing folder of the gateway's user that is open to others is made 0700 at start, and said once", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'gw-pinfolder-')), 'state');
+    mkdirSync(dir);
+    chmodSync(dir, 0o755);
+    const { lines, log } = notes();
+    const store = new FilePinStore(join(dir, 'pins.json'), log as never);
+    expect(await store.load()).toEqual({});
+    expect(modeOf(dir)).toBe(0o700);
+    chmodSync(dir, 0o750); // opened again behind its back: the next save closes it, without a second note
+    await store.save({ fx: { tools: {}, prompts: {} } });
+    expect(modeOf(dir)).toBe(0o700);
+    expect(lines).toEqual([{ level: 'info', msg: `made the pins folder ${dir} private (0700; it was 0755)` }]);
+  });
+
+  it('a missing folder is not made at start, and is made 0700 by the first save', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'gw-pinfolder-')), 'state');
+    const { lines, log } = notes();
+    const store = new FilePinStore(join(dir, 'pins.json'), log as never);
+    await store.load();
+    expect(() => statSync(dir)).toThrow(/ENOENT/);
+    await store.save({});
+    expect(modeOf(dir)).toBe(0o700);
+    expect(lines).toEqual([]);
+  });
+
+  it('a folder of another user that is open to others is left as it is, with a warning', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'gw-pinfolder-')), 'state');
+    mkdirSync(dir);
+    chmodSync(dir, 0o755);
+    const { lines, log } = notes();
+    const owner = statSync(dir).uid;
+    // As another user than the folder's owner: the gateway may not change it.
+    const store = new FilePinStore(join(dir, 'pins.json'), log as never, owner + 1);
+    await store.load();
+    await store.save({});
+    expect(modeOf(dir)).toBe(0o755);
+    expect(lines).toEqual([
+      {
+        level: 'warn',
+        msg: `the pins folder ${dir} is open to other users (0755) and belongs to user ${owner}, so the gateway cannot make it private: chmod 700 it, or set GATEWAY_STATE_DIR to a folder of your own`,
+      },
+    ]);
   });
 });
 

@@ -2,8 +2,9 @@
  * The parts of the plugin chain that need no gateway: the `plugins:`
  * config checks (key path and line), the detectors' validations (Luhn,
  * IBAN, entropy, key-like names, UUIDs never matched), the rate limiter's
- * keys, whose cached answers a caller may see, which failures count, and
- * the conditions.
+ * keys, whose cached answers a caller may see, which failures count, the
+ * conditions, and a failed call's error and a log message as the guards
+ * rewrite them.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ import { MemoryRateCounterStore } from '../../../../runtime/plugins/builtins/rat
 import { PluginSet } from '../../../../runtime/plugins/plugin-set.js';
 import { isBackendFailure, isTransportFailure } from '../../../../runtime/plugins/builtins/backend-failures.js';
 import { callMatcher } from '../../../../runtime/plugins/conditions.js';
+import { mapErrorTexts, mapNotificationTexts } from '../../../../runtime/plugins/payload.js';
 import { silentLogger } from '../../../../runtime/observability/logging/logger.js';
 import type { PluginCall } from '../../../../runtime/plugins/plugin.js';
 
@@ -285,5 +287,46 @@ describe('conditions', () => {
     expect(m(call('prompts/get', 'gh_prompt', 'gh'))).toBe(false);
     const hooked = callMatcher({ methods: ['tools/call', 'prompts/get'] }, new Set(['prompts/get', 'resources/read']))!;
     expect([call('tools/call', 'x'), call('prompts/get', 'x'), call('resources/read', 'x')].map(hooked)).toEqual([false, true, false]);
+  });
+});
+
+describe("a failed call's error, reworded", () => {
+  const key = ['AKIA', 'IOSFODNN7EXAMPLE'].join('');
+  const redact = (text: string) => text.replaceAll(key, '[REDACTED]');
+
+  it('is a copy of the same class with its code and data, the texts replaced, without the cause that held them', () => {
+    const cause = new Error(`MCP error -32603: ${key}`);
+    const err = new BackendCallError('b', `denied for ${key}`, { code: -32603, data: { why: key, n: 1 } }, cause);
+    const out = mapErrorTexts(err, redact) as BackendCallError;
+    expect(out).not.toBe(err);
+    expect(out).toBeInstanceOf(BackendCallError);
+    expect([out.message, out.code, out.rpcCode, out.rpcData, out.details, out.name]).toEqual([
+      'denied for [REDACTED]',
+      'backend_error',
+      -32603,
+      { why: '[REDACTED]', n: 1 },
+      { backend: 'b', rpc_code: -32603 },
+      'BackendCallError',
+    ]);
+    expect(out.cause).toBeUndefined();
+    expect(out.stack).toMatch(/^BackendCallError: denied for \[REDACTED\]\n {4}at /);
+    expect(JSON.stringify([out.stack, Object.entries(out)])).not.toContain(key);
+    // The original is left as it was.
+    expect(err.message).toBe(`denied for ${key}`);
+  });
+
+  it('is the same error when nothing changed, and anything thrown that is no Error passes as it is', () => {
+    const err = new BackendTimeoutError('b', 1000);
+    expect(mapErrorTexts(err, redact)).toBe(err);
+    expect(mapErrorTexts(key, redact)).toBe(key);
+  });
+
+  it("a log message's data is scanned, a string or any JSON; other notifications are left alone", () => {
+    const log = { method: 'notifications/message', params: { level: 'info', logger: 'x', data: { text: key, n: 1 } } };
+    expect(mapNotificationTexts(log, redact)).toEqual({ ...log, params: { ...log.params, data: { text: '[REDACTED]', n: 1 } } });
+    const clean = { method: 'notifications/message', params: { level: 'info', data: 'fine' } };
+    expect(mapNotificationTexts(clean, redact)).toBe(clean);
+    const updated = { method: 'notifications/resources/updated', params: { uri: `x://${key}` } };
+    expect(mapNotificationTexts(updated, redact)).toBe(updated);
   });
 });

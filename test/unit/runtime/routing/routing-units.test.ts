@@ -3,10 +3,11 @@
  * (filters, renames, the four conflict strategies, invalid tool names, templates, names of
  * backends that are down, the gateway's own exact names), the router (one
  * path for every operation through the interceptors, completion included,
- * "not ready" distinct from "unknown") and the session store (TTL, limits,
+ * "not ready" distinct from "unknown", a name waiting for backends in their
+ * first connect) and the session store (TTL, limits,
  * in-flight requests keep a session alive).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Server, Transport } from '@modelcontextprotocol/server';
 import { buildRouteTable, type BackendInput } from '../../../../runtime/routing/route-table.js';
 import { Router } from '../../../../runtime/routing/router.js';
@@ -20,6 +21,8 @@ import { MemorySessionTable } from '../../../../api/mcp/memory-session-table.js'
 import { ClientSession } from '../../../../api/mcp/client-session.js';
 import { silentLogger } from '../../../../runtime/observability/logging/logger.js';
 import type { JsonObject } from '../../../../runtime/routing/caller.js';
+import { INCOMPLETE_LIST_META, listAfterFirstConnects, type FirstConnects } from '../../../../runtime/routing/first-connects.js';
+import { BackendsStartingError, ToolNotFoundError } from '../../../../schemas/errors.js';
 
 const spec = (extra: Partial<BackendSpec> = {}): BackendSpec => ({ type: 'stdio', command: 'x', ...extra }) as BackendSpec;
 
@@ -214,6 +217,47 @@ describe('router', () => {
       ['nope', undefined],
       ['mem_read', 'mem'],
     ]);
+  });
+
+  it('a name none serves while a backend is in its first connect waits for it; past the wait it is retryable, after the first connects unknown', async () => {
+    const before = fakeServing([input('a', ['echo'])]).serving;
+    const after = fakeServing([input('a', ['echo']), input('b', ['slow'])]).serving;
+    const source = { routes: before.routes, target: (name: string) => after.target(name) } satisfies RouteSource;
+    let pending = 1;
+    const wakers: Array<() => void> = [];
+    const first: FirstConnects = { pending: () => pending, waitMs: () => 60_000, nextEnd: () => new Promise<void>((wake) => wakers.push(wake)) };
+    const router = new Router(source, new InFlightCalls(), undefined, undefined, first);
+    const call = router.callTool(caller, { name: 'b_slow' });
+    await vi.waitFor(() => expect(wakers).toHaveLength(1));
+    // b connects: its catalog is in the table, then its first connect is over.
+    source.routes = after.routes;
+    pending = 0;
+    wakers.splice(0).forEach((wake) => wake());
+    expect(await call).toEqual({ ok: 'b' });
+
+    // Past the wait while b still connects: come back later, not "unknown".
+    source.routes = before.routes;
+    pending = 1;
+    const hurried = new Router(source, new InFlightCalls(), undefined, undefined, { ...first, waitMs: () => 0 });
+    const retry = await hurried.callTool(caller, { name: 'b_slow' }).catch((e: unknown) => e);
+    expect(retry).toBeInstanceOf(BackendsStartingError);
+    expect((retry as BackendsStartingError).details).toEqual({ capability: 'b_slow', backends_connecting: 1, retry_after_s: 2 });
+    // A served name never waits; once every first connect is over, an unknown name is unknown at once.
+    expect(await hurried.callTool(caller, { name: 'a_echo' })).toEqual({ ok: 'a' });
+    pending = 0;
+    await expect(hurried.callTool(caller, { name: 'b_slow' })).rejects.toBeInstanceOf(ToolNotFoundError);
+  });
+
+  it('a list waits for the first connects, and says so when it is served while some are still pending', async () => {
+    let pending = 1;
+    const first: FirstConnects = { pending: () => pending, waitMs: () => 0, nextEnd: async () => undefined };
+    expect(await listAfterFirstConnects(first, 'tools/list', async () => ({ tools: [] }))).toEqual({
+      tools: [],
+      _meta: { [INCOMPLETE_LIST_META]: { backends_connecting: 1, retry_after_s: 2 } },
+    });
+    expect(await listAfterFirstConnects(first, 'tools/call', async () => ({ content: [] }))).toEqual({ content: [] });
+    pending = 0;
+    expect(await listAfterFirstConnects(first, 'tools/list', async () => ({ tools: [] }))).toEqual({ tools: [] });
   });
 
   it('the client’s progress token never reaches the backend', async () => {
