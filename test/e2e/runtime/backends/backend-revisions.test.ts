@@ -173,6 +173,21 @@ describe('backends of either revision', () => {
     }
   });
 
+  it('a 2026-07-28 call that needs input comes back to the gateway as its input_required result, and the retry completes', async () => {
+    for (const backend of ['modernhttp', 'modernstdio']) {
+      const conn = h.gateway.serving.get(backend)!;
+      const first = await conn.request('tools/call', { name: 'confirm', arguments: {} }, { timeoutMs: 10_000 });
+      expect(first).toMatchObject({
+        resultType: 'input_required',
+        requestState: 'asked',
+        inputRequests: { ok: { method: 'elicitation/create', params: { message: 'Sure?' } } },
+      });
+      const retry = { name: 'confirm', arguments: {}, inputResponses: { ok: { action: 'accept', content: { ok: true } } }, requestState: 'asked' };
+      const second = await conn.request('tools/call', retry, { timeoutMs: 10_000 });
+      expect(textOf(second), backend).toBe('confirmed: {"action":"accept","content":{"ok":true}}');
+    }
+  });
+
   it('x-mcp-header parameters reach an HTTP backend as Mcp-Param-* headers (checked at the backend)', async () => {
     const answer = JSON.parse(textOf(await client.callTool({ name: 'modernhttp_region', arguments: { region: 'us-west1', query: 'q' } })));
     expect(answer).toEqual({ region: 'us-west1', header: 'us-west1' });
