@@ -177,7 +177,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     try {
       await this.open();
     } catch (err) {
-      if (!this.exitedOnProbe(err)) throw err;
+      if (this.closing || !this.exitedOnProbe(err)) throw err;
       this.log.debug(
         { backend: this.name, err: (err as Error).message },
         'backend exited on the server/discover probe; starting it again as a 2025-11-25 server',
@@ -359,7 +359,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       if (!endedByItself && this.connected && transport?.terminateSession) {
         await withTimeout(transport.terminateSession(), SESSION_END_TIMEOUT_MS).catch(() => undefined);
       }
-      if (client) await client.close();
+      // A client still asking which revision to speak has not taken the transport over yet: end the transport itself.
+      if (client?.transport) await client.close();
       else await transport?.close();
     } catch (err) {
       this.log.debug({ backend: this.name, err: (err as Error).message }, 'error while closing backend');
