@@ -70,6 +70,27 @@ const Timeouts = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The MCP revision a backend connection speaks: `auto` asks the backend
+ * (`server/discover`, falling back to `initialize`); a revision pins it.
+ */
+export const BACKEND_PROTOCOLS = ['auto', '2025-11-25', '2026-07-28'] as const;
+export type BackendProtocol = (typeof BACKEND_PROTOCOLS)[number];
+
+/** The key of the transports that carry either revision (stdio, streamable HTTP; HTTP+SSE is 2025 only). */
+const protocolKey = {
+  protocol: Type.Optional(
+    Type.Union(
+      BACKEND_PROTOCOLS.map((p) => Type.Literal(p)),
+      {
+        default: 'auto',
+        description:
+          'MCP revision: `auto` (default) probes with server/discover and falls back to initialize; `2025-11-25` always initializes; `2026-07-28` requires the modern revision.',
+      },
+    ),
+  ),
+};
+
 /** Keys every backend may carry, whatever its transport. */
 const commonBackendKeys = {
   group: Type.Optional(Type.String({ minLength: 1, default: 'default' })),
@@ -116,6 +137,7 @@ export const StdioBackendSchema = Type.Object(
     env: Type.Optional(StringMap('Extra environment for the process (on top of a minimal safe set).')),
     cwd: Type.Optional(Type.String()),
     container: Type.Optional(BackendContainer),
+    ...protocolKey,
     ...commonBackendKeys,
   },
   { additionalProperties: false },
@@ -205,20 +227,21 @@ const OnBehalfOfAuth = Type.Object(
 
 export const BackendAuthSchema = Type.Union([BearerAuth, OAuthAuth, OnBehalfOfAuth], { description: 'Outgoing authentication to the backend.' });
 
-const httpBackend = <T extends 'sse' | 'streamable-http'>(type: T) =>
+const httpBackend = <T extends 'sse' | 'streamable-http', K extends TProperties>(type: T, keys: K) =>
   Type.Object(
     {
       type: Type.Literal(type),
       url: Type.String({ minLength: 1, pattern: '^https?://' }),
       headers: Type.Optional(StringMap('HTTP headers sent with every request to the backend.')),
       auth: Type.Optional(BackendAuthSchema),
+      ...keys,
       ...commonBackendKeys,
     },
     { additionalProperties: false },
   );
 
-export const SseBackendSchema = httpBackend('sse');
-export const StreamableHttpBackendSchema = httpBackend('streamable-http');
+export const SseBackendSchema = httpBackend('sse', {});
+export const StreamableHttpBackendSchema = httpBackend('streamable-http', protocolKey);
 
 /** Backend (and registry) names: also used in tool prefixes, file names and container labels. */
 export const BACKEND_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';

@@ -51,6 +51,9 @@ export const BackendRecordSchema = Type.Object({
   phase: Type.String(),
   state: Type.String(),
   error: Type.Union([Type.String(), Type.Null()]),
+  protocol_version: Type.Union([Type.String(), Type.Null()], {
+    description: 'The MCP revision the connection to the backend speaks (e.g. `2025-11-25`, `2026-07-28`); null while not connected.',
+  }),
   capabilities: Type.Object({ tools: Type.Integer(), resources: Type.Integer(), prompts: Type.Integer() }),
   quarantined_tools: Type.Integer({ description: 'Tools held back from clients until an operator approves their definitions (docs/tool-pinning.md).' }),
   conflicts: Type.Array(LostConflictSchema, {

@@ -13,12 +13,12 @@ import { awaitReauth } from './reauth-flow.js';
 
 export class BackendsListCommand extends ClientCommand {
   static override paths = [['backends', 'list']];
-  static override usage = Command.Usage({ category: 'Backends', description: 'Backends with phase, state and health (GET /backends)' });
+  static override usage = Command.Usage({ category: 'Backends', description: 'Backends with phase, state, health and MCP revision (GET /backends)' });
 
   async run(io: Io): Promise<number> {
     io.print(await io.client.backends(), (b) =>
       renderTable(
-        ['NAME', 'TYPE', 'GROUP', 'PHASE', 'STATE', 'HEALTH', 'TOOLS', 'RESOURCES', 'PROMPTS', 'ERROR'],
+        ['NAME', 'TYPE', 'GROUP', 'PHASE', 'STATE', 'HEALTH', 'PROTOCOL', 'TOOLS', 'RESOURCES', 'PROMPTS', 'ERROR'],
         b.backends.map((r) => [
           r.name,
           r.type,
@@ -26,6 +26,7 @@ export class BackendsListCommand extends ClientCommand {
           paintStatus(io.c, r.phase),
           paintStatus(io.c, r.state),
           paintStatus(io.c, r.health.status),
+          r.protocol_version ?? '-',
           String(r.capabilities.tools),
           String(r.capabilities.resources),
           String(r.capabilities.prompts),
@@ -62,6 +63,7 @@ function describeBackend(io: Io, r: BackendRecord): string {
     ['State', paintStatus(io.c, r.state)],
     ['Health', paintStatus(io.c, health)],
     ['Last check', r.health.last_check ?? '-'],
+    ['Protocol', r.protocol_version ?? '-'],
     ['Error', r.error ?? '-'],
     ['Capabilities', [count(r.capabilities.tools, 'tool'), count(r.capabilities.resources, 'resource'), count(r.capabilities.prompts, 'prompt')].join(', ')],
     ['Quarantined', r.quarantined_tools ? io.c.red(`${count(r.quarantined_tools, 'tool')} (gateway-client tools pending)`) : '-'],

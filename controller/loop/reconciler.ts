@@ -31,6 +31,8 @@ import type { ReadyReason } from '../../schemas/conditions.js';
 export interface BackendHandle extends Pingable {
   readonly name: string;
   readonly pid: number | undefined;
+  /** The MCP revision it speaks, once connected. */
+  readonly protocolVersion?: string;
   readonly catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
   /** Why it ended by itself (process exit, transport loss); undefined while up. */
   readonly endedReason?: string;

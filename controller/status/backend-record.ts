@@ -5,6 +5,8 @@ import { getCondition } from './conditions.js';
 
 export interface CatalogCounts {
   catalog: { tools: unknown[]; resources: unknown[]; prompts: unknown[] };
+  /** The MCP revision the connection speaks, once connected. */
+  readonly protocolVersion?: string;
 }
 
 /** What the record tells beyond the status and the connection. */
@@ -27,6 +29,7 @@ export function toBackendRecord(status: BackendStatus, conn: CatalogCounts | und
     phase: status.phase,
     state: status.state,
     error: status.error,
+    protocol_version: conn?.protocolVersion ?? null,
     capabilities: {
       tools: serving?.tools.length ?? 0,
       resources: serving?.resources.length ?? 0,

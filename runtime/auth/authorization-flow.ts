@@ -13,7 +13,7 @@
  *    refused, the exchange failed, nobody came back within the timeout).
  */
 import { randomBytes } from 'node:crypto';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/client';
 import { CallbackListener, type CallbackOutcome, type CallbackResult } from './callback-listener.js';
 import { FlowOAuthProvider } from './flow-provider.js';
 import type { OAuthBackendState } from './oauth-backend-state.js';
@@ -57,6 +57,7 @@ export class AuthorizationFlow {
     });
     try {
       provider = new FlowOAuthProvider(backend, listener.redirectUrl, expectedState);
+      await provider.discoverFirst(backend.serverUrl, resourceMetadataUrl);
       const result = await auth(provider, { serverUrl: backend.serverUrl, scope, resourceMetadataUrl });
       if (result !== 'REDIRECT' || !provider.authorizationUrl) {
         throw new Error('the authorization server did not ask for the user (no authorization URL)');
@@ -91,7 +92,7 @@ export class AuthorizationFlow {
       return { ok: false, message: `${reason}.` };
     }
     try {
-      const outcome = await auth(provider, { serverUrl: backend.serverUrl, authorizationCode: result.code, scope, resourceMetadataUrl });
+      const outcome = await auth(provider, { serverUrl: backend.serverUrl, authorizationCode: result.code, iss: result.iss, scope, resourceMetadataUrl });
       if (outcome !== 'AUTHORIZED') throw new Error('the authorization code was not accepted');
     } catch (err) {
       const reason = `exchanging the authorization code failed: ${err instanceof Error ? err.message : String(err)}`;

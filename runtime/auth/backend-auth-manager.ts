@@ -78,7 +78,11 @@ export class BackendAuthManager extends EventEmitter<BackendAuthEvents> implemen
    */
   httpAuth(name: string, spec: HttpBackendSpec): HttpAuth {
     const { provider, backend } = this.entry(name, spec);
-    return { provider, onChallenge: (status, res) => backend.noteChallenge(status, res) };
+    return {
+      provider,
+      onChallenge: (status, res) => backend.noteChallenge(status, res),
+      discover: (resourceMetadataUrl) => provider.discoverFirst(backend.serverUrl, resourceMetadataUrl),
+    };
   }
 
   /**

@@ -16,7 +16,8 @@ import { timingSafeEqual } from 'node:crypto';
 export const DEFAULT_CALLBACK_PATH = '/callback';
 
 /** What the authorization server sent back (RFC 6749 §4.1.2). */
-export type CallbackResult = { code: string } | { error: string; description?: string };
+/** `iss`: the issuer the authorization server named in its answer (RFC 9207), checked by the SDK against the one it discovered. */
+export type CallbackResult = { code: string; iss?: string } | { error: string; description?: string };
 
 export interface CallbackOutcome {
   ok: boolean;
@@ -93,7 +94,10 @@ export class CallbackListener {
     const error = params.get('error');
     if (!code && !error) return page(res, 400, opts.backend, 'Incomplete answer', 'The authorization server sent neither a code nor an error.');
     this.handled = true;
-    const result: CallbackResult = code ? { code } : { error: error ?? 'unknown_error', description: params.get('error_description') ?? undefined };
+    const iss = params.get('iss') ?? undefined;
+    const result: CallbackResult = code
+      ? { code, ...(iss !== undefined ? { iss } : {}) }
+      : { error: error ?? 'unknown_error', description: params.get('error_description') ?? undefined };
     opts.onCallback(result).then(
       (outcome) => page(res, outcome.ok ? 200 : 400, opts.backend, outcome.ok ? 'Authorized' : 'Authorization failed', outcome.message),
       (err: unknown) => page(res, 500, opts.backend, 'Authorization failed', err instanceof Error ? err.message : String(err)),

@@ -16,8 +16,7 @@
  *   stops before `auth()` would register one for a redirect nobody serves.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { auth, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth, type OAuthClientInformationMixed, type OAuthDiscoveryState, type OAuthTokens } from '@modelcontextprotocol/client';
 import { AuthorizationRequiredError, TokenUnavailableError } from './errors.js';
 import { GatewayOAuthProvider, PLACEHOLDER_REDIRECT } from './provider-base.js';
 
@@ -148,7 +147,10 @@ export class ConnectionOAuthProvider extends GatewayOAuthProvider {
    */
   private renew(): Promise<void> {
     this.renewing ??= ownAuth
-      .run(this, () => auth(this, { serverUrl: this.backend.serverUrl }))
+      .run(this, async () => {
+        await this.discoverFirst(this.backend.serverUrl);
+        return auth(this, { serverUrl: this.backend.serverUrl });
+      })
       .then(
         () => {
           this.lastRenewError = undefined;

@@ -4,7 +4,7 @@
  * which no retry can give: the controller parks the backend until a
  * re-authentication flow completes instead of retrying it in a loop.
  */
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/client';
 import { GatewayError } from '../../schemas/errors.js';
 
 /** The backend needs the user to authorize the gateway (again) in a browser. */

@@ -12,8 +12,7 @@
  *   leaves the stored authorization as it was, and the live connection
  *   never sees a client that has no tokens yet.
  */
-import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import type { OAuthBackendState } from './oauth-backend-state.js';
 import { GatewayOAuthProvider } from './provider-base.js';
 

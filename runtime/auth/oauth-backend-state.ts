@@ -5,7 +5,7 @@
  * and a re-authentication flow's provider both read and write it, so a
  * completed flow is seen by the next request at once.
  */
-import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 import type { BackendAuth } from '../../schemas/config.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { TokenStore } from './token-store.js';

@@ -7,8 +7,7 @@
  * nothing but the key.
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import type { AddClientAuthentication } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { createPrivateKeyJwtAuth, type AddClientAuthentication } from '@modelcontextprotocol/client';
 import type { OAuthSpec } from './oauth-backend-state.js';
 
 /** The JWS algorithm for each kind of key the SDK can sign with (RS*, PS*, ES*). */

@@ -5,8 +5,17 @@
  * token request looks. The SDK's `auth()` does the protocol; these classes
  * only answer its questions.
  */
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationFull, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  type AddClientAuthentication,
+  type OAuthClientInformationFull,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { OAuthBackendState } from './oauth-backend-state.js';
 import { privateKeyJwtAuth } from './private-key-jwt.js';
 
@@ -36,6 +45,17 @@ export abstract class GatewayOAuthProvider implements OAuthClientProvider {
   abstract discoveryState(): OAuthDiscoveryState | undefined;
   abstract saveDiscoveryState(discovery: OAuthDiscoveryState): void;
   abstract invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void;
+
+  /**
+   * Finds the authorization server before the SDK's `auth()` runs, when no
+   * discovery is kept: `auth()` reads the client metadata (and so the token
+   * endpoint auth method a registration asks for, chosen from what the
+   * server supports) before it discovers anything itself.
+   */
+  async discoverFirst(serverUrl: URL, resourceMetadataUrl?: URL): Promise<void> {
+    if (this.discoveryState()) return;
+    this.saveDiscoveryState(await discoverAuthorizationServer(serverUrl, resourceMetadataUrl));
+  }
 
   saveCodeVerifier(codeVerifier: string): void {
     this.verifier = codeVerifier;
@@ -118,4 +138,30 @@ export abstract class GatewayOAuthProvider implements OAuthClientProvider {
       this.backend.grant === 'authorization_code' ? ['none', 'client_secret_basic', 'client_secret_post'] : ['client_secret_basic', 'client_secret_post'];
     return order.find((m) => supported.includes(m));
   }
+}
+
+/**
+ * The authorization server of a backend and its metadata, as the SDK's
+ * discovery finds them (RFC 9728, then RFC 8414 / OpenID), with one
+ * difference: the SDK requires the metadata's `issuer` to equal the URL it
+ * was fetched for. That guards an authorization server named by the
+ * backend's Protected Resource Metadata. A backend without one (the
+ * 2025-03-26 revision) names none: its origin is only a guess, and a server
+ * there whose metadata names another issuer is taken at its word.
+ */
+async function discoverAuthorizationServer(serverUrl: URL, resourceMetadataUrl: URL | undefined): Promise<OAuthDiscoveryState> {
+  const resourceMetadata = await discoverOAuthProtectedResourceMetadata(serverUrl, { resourceMetadataUrl }).catch((err: unknown) => {
+    // Unreachable is an error; a backend without the document falls back to its origin.
+    if (err instanceof TypeError) throw err;
+    return undefined;
+  });
+  const named = resourceMetadata?.authorization_servers?.[0];
+  const authorizationServerUrl = named ?? String(new URL('/', serverUrl));
+  const authorizationServerMetadata = await discoverAuthorizationServerMetadata(authorizationServerUrl, { skipIssuerValidation: named === undefined });
+  return {
+    authorizationServerUrl,
+    authorizationServerMetadata,
+    resourceMetadata,
+    ...(resourceMetadataUrl ? { resourceMetadataUrl: resourceMetadataUrl.href } : {}),
+  };
 }

@@ -3,7 +3,7 @@
  * gateway's typed errors, keeping the backend's JSON-RPC code and data so they
  * can be passed on to the MCP client unchanged.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { BackendCallError, BackendTimeoutError, BackendUnavailableError, GatewayError, RequestCancelledError } from '../../schemas/errors.js';
 
 /** Socket errors that mean the backend cannot be reached at all (503), not that the call failed (502). */
@@ -13,13 +13,17 @@ export function toBackendError(backend: string, err: unknown, timeoutMs: number,
   if (err instanceof GatewayError) return err;
   // Cancelled by the caller (the client went away or cancelled): the SDK client has told the backend.
   if (signal?.aborted) return new RequestCancelledError(abortReasonText(signal.reason));
-  if (err instanceof McpError) {
-    if (err.code === ErrorCode.RequestTimeout && /timed out/i.test(err.message)) return new BackendTimeoutError(backend, timeoutMs);
-    if (err.code === ErrorCode.ConnectionClosed) return new BackendUnavailableError(backend, 'connection closed');
-    // McpError prefixes "MCP error <code>: ", and an SDK server already sent its message with one:
-    // strip them all, so the client sees exactly one (added when the error is passed on).
+  if (err instanceof ProtocolError) {
+    // The backend's own JSON-RPC error, passed on with its code and data. A 1.x SDK server sends its
+    // message with "MCP error <code>: " in front: strip them all, so the client sees exactly one
+    // (added when the error is passed on).
     const message = err.message.replace(/^(MCP error -?\d+: )+/, '');
     return new BackendCallError(backend, message, { code: err.code, data: err.data }, err);
+  }
+  if (err instanceof SdkError) {
+    if (err.code === SdkErrorCode.RequestTimeout && /timed out/i.test(err.message)) return new BackendTimeoutError(backend, timeoutMs);
+    if (err.code === SdkErrorCode.ConnectionClosed) return new BackendUnavailableError(backend, 'connection closed');
+    if (err.code === SdkErrorCode.NotConnected) return new BackendUnavailableError(backend, 'not connected');
   }
   const message = err instanceof Error ? err.message : String(err);
   if (/not connected/i.test(message)) return new BackendUnavailableError(backend, 'not connected');

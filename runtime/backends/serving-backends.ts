@@ -9,7 +9,7 @@
  * those are reconciled again).
  */
 import { EventEmitter } from 'node:events';
-import type { Notification } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification } from '@modelcontextprotocol/client';
 import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import { BackendConnection, type BackendBridge } from './backend-connection.js';
@@ -44,6 +44,13 @@ export interface ServingBackendsEvents {
 export interface ServingTarget {
   request(method: string, params: JsonObject | undefined, opts: TargetRequestOptions): Promise<JsonObject>;
   readonly requestTimeoutMs: number;
+  /**
+   * Updates about a resource reach the bridge from now on, whatever the
+   * revision (2025-11-25: `resources/subscribe`; 2026-07-28: the URI joins
+   * the backend's listen stream). Resolves once the target has it.
+   */
+  subscribeResource(uri: string): Promise<void>;
+  unsubscribeResource(uri: string): Promise<void>;
 }
 
 /**
@@ -154,7 +161,14 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     if (!local || !this.localTargets.has(name)) return undefined;
     let target = this.localTargets.get(name);
     if (!target) {
-      target = { request: (method, params, opts) => local.request(name, method, params, opts), requestTimeoutMs: local.requestTimeoutMs };
+      const request: ServingTarget['request'] = (method, params, opts) => local.request(name, method, params, opts);
+      const ask = (method: string) => async (uri: string) => void (await request(method, { uri }, { timeoutMs: local.requestTimeoutMs }));
+      target = {
+        request,
+        requestTimeoutMs: local.requestTimeoutMs,
+        subscribeResource: ask('resources/subscribe'),
+        unsubscribeResource: ask('resources/unsubscribe'),
+      };
       this.localTargets.set(name, target);
     }
     return target;

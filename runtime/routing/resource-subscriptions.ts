@@ -4,12 +4,13 @@
  * unsubscribed when the last one leaves; who is subscribed is kept in the
  * SubscriptionIndex, which the fan-out reads to deliver the updates.
  */
-import { ResourceNotFoundError } from '../../schemas/errors.js';
+import { BackendUnavailableError, ResourceNotFoundError } from '../../schemas/errors.js';
+import type { ServingTarget } from '../backends/serving-backends.js';
 import type { Router } from './router.js';
 import type { SubscriptionIndex } from './subscription-index.js';
 
-/** What the subscriptions need of the router: where a URI lives, and a channel to its owner. */
-export type SubscriptionChannel = Pick<Router, 'resourceRoute' | 'targetOf' | 'toBackend'>;
+/** What the subscriptions need of the router: where a URI lives, and what serves its owner. */
+export type SubscriptionChannel = Pick<Router, 'resourceRoute' | 'targetOf'>;
 
 export class ResourceSubscriptions {
   /** The backend connection each URI is subscribed at: a reconnected backend has forgotten it. */
@@ -42,8 +43,7 @@ export class ResourceSubscriptions {
 
   private subscribeBackend(uri: string, backend: string): Promise<void> {
     const conn = this.router.targetOf(backend);
-    const subscribing = this.router
-      .toBackend(backend, 'resources/subscribe', { uri })
+    const subscribing = (conn ? conn.subscribeResource(uri) : Promise.reject(new BackendUnavailableError(backend, 'not connected')))
       .then(() => void this.subscribedAt.set(uri, conn))
       .finally(() => this.pending.delete(uri));
     this.pending.set(uri, subscribing);
@@ -54,7 +54,8 @@ export class ResourceSubscriptions {
     if (!this.index.remove(sessionId, uri)) return;
     this.subscribedAt.delete(uri);
     const route = this.router.resourceRoute(uri);
-    if (route) await this.router.toBackend(route.backend, 'resources/unsubscribe', { uri }).catch(() => undefined);
+    const conn = route && this.router.targetOf(route.backend);
+    await conn?.unsubscribeResource(uri).catch(() => undefined);
   }
 
   /**
@@ -85,10 +86,10 @@ export class ResourceSubscriptions {
     await Promise.all(
       this.index.uris().map(async (uri) => {
         const route = this.router.resourceRoute(uri);
-        const conn = route ? this.router.targetOf(route.backend) : undefined;
-        if (!route || !conn || this.subscribedAt.get(uri) === conn) return;
+        const conn: ServingTarget | undefined = route ? this.router.targetOf(route.backend) : undefined;
+        if (!conn || this.subscribedAt.get(uri) === conn) return;
         this.subscribedAt.set(uri, conn);
-        await this.router.toBackend(route.backend, 'resources/subscribe', { uri }).catch(() => this.subscribedAt.delete(uri));
+        await conn.subscribeResource(uri).catch(() => this.subscribedAt.delete(uri));
       }),
     );
   }

@@ -5,7 +5,7 @@
  * Each transport class implements the parts that apply to it; callers never
  * look behind this interface.
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/client';
 import type { ContainerRef } from '../../schemas/records.js';
 
 export interface ProcessExit {

@@ -8,17 +8,16 @@
  *   placed it in;
  * - `streamable-http`: the Node-native client (see docs/performance.md), with
  *   or without OAuth, so a wire fix reaches every HTTP backend;
- * - `sse`: the SDK's client (the legacy transport), with or without OAuth.
+ * - `sse`: the SDK's (v2) client (the legacy transport), with or without OAuth.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SSEClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import type { BackendSpec, HttpBackendSpec, StdioBackendSpec } from '../../schemas/config.js';
 import type { EnsuredImage, ImagePlan } from '../containers/container-manager.js';
 import { backendHeaders } from '../auth/auth-headers.js';
 import type { BackendTransport, TransportHooks } from './backend-transport.js';
 import { ProcessGroupStdioTransport } from './process-group-stdio-transport.js';
 import { NodeStreamableHttpClientTransport, type HttpAuth } from './node-streamable-http-client-transport.js';
-import { OrderedDeliveryTransport } from './ordered-delivery.js';
+import { OrderedDeliveryTransport, OrderedStdioDeliveryTransport } from './ordered-delivery.js';
 
 /** Starts a stdio backend's hardened container (runtime/containers/container-manager.ts). */
 export interface ContainerLauncher {
@@ -46,7 +45,7 @@ export function createBackendTransport(
   // Hooks of a process or container; an HTTP transport has neither output nor exit and never calls them.
   raw.onstderr = hooks.onstderr;
   raw.onexit = hooks.onexit;
-  return new OrderedDeliveryTransport(raw);
+  return spec.type === 'stdio' ? new OrderedStdioDeliveryTransport(raw) : new OrderedDeliveryTransport(raw);
 }
 
 function rawTransport(name: string, spec: BackendSpec, placement: Placement, source: OAuthSource | undefined): BackendTransport {
@@ -57,16 +56,9 @@ function rawTransport(name: string, spec: BackendSpec, placement: Placement, sou
   const headers = backendHeaders(spec);
   const auth = spec.auth?.type === 'oauth' ? requireSource(name, source).httpAuth(name, spec) : undefined;
   if (spec.type === 'streamable-http') return new NodeStreamableHttpClientTransport(new URL(spec.url), { headers, auth });
-  if (auth) {
-    return new SSEClientTransport(new URL(spec.url), { authProvider: auth.provider, requestInit: { headers }, fetch: observing(auth) });
-  }
-  return new SSEClientTransport(new URL(spec.url), {
-    requestInit: { headers },
-    // The SSE GET is made by EventSource; it needs the headers too (auth).
-    eventSourceInit: {
-      fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
-    },
-  });
+  // The SDK's SSE transport sends the configured headers on the event stream's GET and on every POST.
+  if (auth) return new SSEClientTransport(new URL(spec.url), { authProvider: auth.provider, requestInit: { headers }, fetch: observing(auth) });
+  return new SSEClientTransport(new URL(spec.url), { requestInit: { headers } });
 }
 
 function requireSource(name: string, source: OAuthSource | undefined): OAuthSource {

@@ -3,7 +3,7 @@
  * `JSONRPCMessageSchema` enforces on the envelope, at a fraction of the cost.
  * Transports on the proxy hot path use it instead of a zod parse per message.
  */
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
 
 export function isJsonRpcMessage(m: unknown): m is JSONRPCMessage {

@@ -5,7 +5,7 @@
  * (./json-rpc.ts), which is the cost that matters on the proxy path.
  */
 import { StringDecoder } from 'node:string_decoder';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { toJsonRpcMessage } from './json-rpc.js';
 
 /** A line longer than this is dropped as an error rather than buffered forever. */

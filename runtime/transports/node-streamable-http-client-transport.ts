@@ -8,11 +8,19 @@
  * abort listener added to one long-lived AbortSignal per call that undici
  * drops only at garbage collection (so the listener list, walked on every
  * call, keeps growing under load). Here a POST is one `http.request` on a
- * keep-alive agent. Behaviour follows the SDK's transport:
+ * keep-alive agent. Behaviour follows the SDK's (v2) transport:
  *
- * - Mcp-Session-Id is taken from responses and sent on every request, and
- *   Mcp-Protocol-Version once the client negotiated it; configured headers
- *   are added to every request (and may override those).
+ * - Mcp-Session-Id is taken from the answer to `initialize` and sent on every
+ *   request, and Mcp-Protocol-Version once the client negotiated it;
+ *   configured headers are added to every request (and may override those).
+ * - A request carrying the 2026-07-28 `_meta` envelope also carries the
+ *   headers its body names (MCP-Protocol-Version, Mcp-Method, Mcp-Name:
+ *   ./mcp-request-headers.ts), plus the caller's per-request headers
+ *   (`Mcp-Param-*`), which never replace a header the transport owns. Such a
+ *   connection has no session and no GET stream; each request has its own
+ *   answer stream (`hasPerRequestStream`), and aborting its `requestSignal`
+ *   ends that stream (the revision's cancellation). A 400 whose body is the
+ *   JSON-RPC error of that request is delivered as its answer.
  * - An answer is plain JSON or an SSE stream (events `message` or unnamed;
  *   `id`, `retry` and comments understood), parsed by eventsource-parser as
  *   in the SDK. 202 answers notifications; after
@@ -24,7 +32,7 @@
  * - Same-origin redirects are followed as by the SDK (at most 5): 307/308
  *   for any request, 301/302/303 for a GET; never one that adds credentials.
  *   Other redirects are reported, not followed. An HTTP error status rejects
- *   the send with the SDK's StreamableHTTPError (code = status).
+ *   the send with the SDK's SdkHttpError (`status`, and the body as `text`).
  * - close() aborts everything in flight; terminateSession() sends DELETE.
  *
  * - OAuth (`auth`): the SDK's OAuthClientProvider supplies the bearer token
@@ -34,13 +42,21 @@
  */
 import http, { type IncomingMessage, type ClientRequest, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { auth as authorize, extractWWWAuthenticateParams, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  auth as authorize,
+  extractWWWAuthenticateParams,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+  type FetchLike,
+  type JSONRPCMessage,
+  type OAuthClientProvider,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
 import { isRequestMessage, mediaType, toJsonRpcMessage } from './json-rpc.js';
 import type { BackendTransport } from './backend-transport.js';
+import { bodyDerivedHeaders, RESERVED_REQUEST_HEADERS } from './mcp-request-headers.js';
 
 /** Outgoing OAuth of a backend: the SDK's provider and `auth()` do the work; the transport only asks them. */
 export interface HttpAuth {
@@ -49,6 +65,8 @@ export interface HttpAuth {
   fetch?: FetchLike;
   /** Told of every 401 or 403 answer before it is acted on (the backend's challenge). */
   onChallenge?: (status: 401 | 403, response: Response) => void;
+  /** Finds the authorization server before `auth()` runs, when none is known yet (runtime/auth/provider-base.ts). */
+  discover?: (resourceMetadataUrl: URL | undefined) => Promise<void>;
 }
 
 export interface NodeStreamableHttpClientOptions {
@@ -62,6 +80,10 @@ interface SseOptions {
   resumptionToken?: string;
   onresumptiontoken?: (token: string) => void;
   replayMessageId?: string | number;
+  /** Ends this stream on purpose (a 2026-07-28 cancellation, or a listen stream closed). */
+  requestSignal?: AbortSignal;
+  /** Told when this stream ends for any other reason (the server closed it, the network dropped it). */
+  onRequestStreamEnd?: () => void;
 }
 
 const DEFAULT_RECONNECTION = { initialReconnectionDelay: 1000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5, maxRetries: 2 };
@@ -82,6 +104,8 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Each request has its own answer (a POST), so a request can be cancelled by ending it (2026-07-28). */
+  readonly hasPerRequestStream = true;
 
   private readonly url: URL;
   private readonly extraHeaders: Record<string, string>;
@@ -135,24 +159,37 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
   }
 
   async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions): Promise<void> {
+    const requestSignal = options?.requestSignal;
     try {
       if (options?.resumptionToken) {
         const m = message as { id?: string | number; method?: string };
         const replayMessageId = m.method !== undefined && m.id !== undefined ? m.id : undefined;
-        this.openSse({ resumptionToken: options.resumptionToken, replayMessageId }).catch((err) => this.onerror?.(err as Error));
+        this.openSse({ resumptionToken: options.resumptionToken, replayMessageId, requestSignal }).catch((err) => this.onerror?.(err as Error));
         return;
       }
       const body = JSON.stringify(message);
-      const res = await this.authorized(
-        'POST',
-        { ...this.baseHeaders, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body,
-      );
-      this.takeSessionId(res);
+      const headers: Record<string, string> = { ...this.baseHeaders, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const derived = Array.isArray(message) ? undefined : bodyDerivedHeaders(message);
+      if (derived) Object.assign(headers, derived);
+      // A new session starts without a session id; a handshake's answer brings the one to keep.
+      const handshake = isInitialize(message);
+      if (handshake) delete headers['mcp-session-id'];
+      for (const [name, value] of Object.entries(options?.headers ?? {})) {
+        const key = name.toLowerCase();
+        if (!RESERVED_REQUEST_HEADERS.has(key)) headers[key] = value;
+      }
+      const res = await this.authorized('POST', headers, body, requestSignal);
       const status = res.statusCode ?? 0;
+      if (handshake && status >= 200 && status < 300) this.takeSessionId(res);
       if (status < 200 || status >= 300) {
         const text = await readText(res).catch(() => null);
-        throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${redirectNote(res, this.url) ?? text}`);
+        // A 2026-07-28 server answers a request it refuses (a header mismatch, an unsupported revision) with 400 and the JSON-RPC error: that is the request's answer.
+        if (status === 400 && derived && text !== null && this.deliverErrorAnswer(text, message as { id?: unknown })) return;
+        throw new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${redirectNote(res, this.url) ?? text}`, {
+          status,
+          statusText: res.statusMessage,
+          text,
+        });
       }
       if (status === 202) {
         res.resume();
@@ -169,17 +206,21 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
       }
       const contentType = mediaType(res.headers['content-type']);
       if (contentType === 'text/event-stream') {
-        this.readSse(res, { onresumptiontoken: options?.onresumptiontoken }, false);
+        this.readSse(res, { onresumptiontoken: options?.onresumptiontoken, requestSignal, onRequestStreamEnd: options?.onRequestStreamEnd }, false);
       } else if (contentType === 'application/json') {
         const data = JSON.parse(await readText(res)) as unknown;
         const replies = Array.isArray(data) ? data.map(toJsonRpcMessage) : [toJsonRpcMessage(data)];
         for (const reply of replies) this.onmessage?.(reply);
       } else {
         res.resume();
-        throw new StreamableHTTPError(-1, `Unexpected content type: ${res.headers['content-type']}`);
+        throw new SdkHttpError(SdkErrorCode.ClientHttpUnexpectedContent, `Unexpected content type: ${res.headers['content-type']}`, {
+          status,
+          contentType: res.headers['content-type'],
+        });
       }
     } catch (error) {
-      this.onerror?.(error as Error);
+      // A stream ended on purpose is no transport error; the caller still learns that the send did not complete.
+      if (!requestSignal?.aborted) this.onerror?.(error as Error);
       throw error;
     }
   }
@@ -192,7 +233,11 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
       res.resume();
       const status = res.statusCode ?? 0;
       if ((status < 200 || status >= 300) && status !== 405) {
-        throw new StreamableHTTPError(status, `Failed to terminate session: ${redirectNote(res, this.url) ?? res.statusMessage}`);
+        throw new SdkHttpError(
+          SdkErrorCode.ClientHttpFailedToTerminateSession,
+          `Failed to terminate session: ${redirectNote(res, this.url) ?? res.statusMessage}`,
+          { status, statusText: res.statusMessage },
+        );
       }
       this._sessionId = undefined;
       this.rebuildHeaders();
@@ -233,9 +278,22 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
 
   private takeSessionId(res: IncomingMessage): void {
     const id = res.headers['mcp-session-id'];
-    if (typeof id === 'string' && id && id !== this._sessionId) {
-      this._sessionId = id;
+    const next = typeof id === 'string' && id ? id : undefined;
+    if (next !== this._sessionId) {
+      this._sessionId = next;
       this.rebuildHeaders();
+    }
+  }
+
+  /** Delivers a 400's body as the answer to `message` when it is that request's JSON-RPC error; says whether it was. */
+  private deliverErrorAnswer(text: string, message: { id?: unknown }): boolean {
+    try {
+      const reply = toJsonRpcMessage(JSON.parse(text));
+      if (!('error' in reply) || reply.id !== message.id) return false;
+      this.onmessage?.(reply);
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -245,12 +303,12 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
    * client_credentials token, or the provider's AuthorizationRequiredError when
    * only the user can help. Without OAuth it is a plain request.
    */
-  private async authorized(method: string, headers: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
+  private async authorized(method: string, headers: OutgoingHttpHeaders, body?: string, signal?: AbortSignal): Promise<IncomingMessage> {
     const auth = this.auth;
-    if (!auth) return this.request(method, headers, body);
+    if (!auth) return this.request(method, headers, body, signal);
     for (let attempt = 0; ; attempt++) {
       const tokens = await auth.provider.tokens();
-      const res = await this.request(method, tokens ? { ...headers, authorization: `Bearer ${tokens.access_token}` } : headers, body);
+      const res = await this.request(method, tokens ? { ...headers, authorization: `Bearer ${tokens.access_token}` } : headers, body, signal);
       const status = res.statusCode;
       if (status !== 401 && status !== 403) return res;
       const challenge = challengeOf(res);
@@ -259,16 +317,17 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
       // A 403 for another reason is not about the token; a second refusal after auth() is the answer (no loop).
       if ((status === 403 && error !== 'insufficient_scope') || attempt > 0) return res;
       res.resume();
+      await auth.discover?.(resourceMetadataUrl);
       const result = await authorize(auth.provider, { serverUrl: this.url, resourceMetadataUrl, scope, fetchFn: auth.fetch });
       if (result !== 'AUTHORIZED') throw new UnauthorizedError();
     }
   }
 
   /** One HTTP request; resolves with the response once its headers are in (redirects followed as by the SDK). */
-  private async request(method: string, headers: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
+  private async request(method: string, headers: OutgoingHttpHeaders, body?: string, signal?: AbortSignal): Promise<IncomingMessage> {
     let url = this.url;
     for (let hop = 0; ; hop++) {
-      const res = await this.requestOnce(url, method, headers, body);
+      const res = await this.requestOnce(url, method, headers, body, signal);
       const target = hop < MAX_REDIRECTS ? followableRedirect(res, url, method) : undefined;
       if (!target) return res;
       res.resume();
@@ -276,25 +335,34 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
     }
   }
 
-  private requestOnce(url: URL, method: string, headers: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
-    if (this.closed) return Promise.reject(abortError());
+  private requestOnce(url: URL, method: string, headers: OutgoingHttpHeaders, body?: string, signal?: AbortSignal): Promise<IncomingMessage> {
+    if (this.closed || signal?.aborted) return Promise.reject(abortError());
     return new Promise((resolve, reject) => {
       const h = body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) };
       // Plain options rather than the URL: Node would convert the URL on every request.
       const target = url === this.url ? this.target : urlToRequestOptions(url);
       const req = this.requestFn({ ...target, method, headers: h, agent: this.agent });
       this.inFlight.add(req);
+      // Ending the request on purpose ends its answer stream too, whenever it comes.
+      let response: IncomingMessage | undefined;
+      const onAbort = () => (response ?? req).destroy(abortError());
+      signal?.addEventListener('abort', onAbort, { once: true });
       req.once('response', (res) => {
         this.inFlight.delete(req);
         this.responses.add(res);
-        res.once('close', () => this.responses.delete(res));
+        response = res;
+        res.once('close', () => {
+          this.responses.delete(res);
+          signal?.removeEventListener('abort', onAbort);
+        });
         resolve(res);
       });
       req.once('error', (err) => {
         this.inFlight.delete(req);
+        signal?.removeEventListener('abort', onAbort);
         // No retry, as with fetch: a POST may have reached the server. Idle kept-alive
         // sockets are retired before the server's announced Keep-Alive timeout (see AGENT_IDLE_TIMEOUT_MS).
-        reject(this.closed ? abortError() : err);
+        reject(this.closed || signal?.aborted ? abortError() : err);
       });
       req.end(body);
     });
@@ -304,13 +372,16 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
     try {
       const headers: OutgoingHttpHeaders = { ...this.baseHeaders, accept: 'text/event-stream' };
       if (options.resumptionToken) headers['last-event-id'] = options.resumptionToken;
-      const res = await this.authorized('GET', headers);
+      const res = await this.authorized('GET', headers, undefined, options.requestSignal);
       const status = res.statusCode ?? 0;
       if (status < 200 || status >= 300) {
         res.resume();
         // 405: the server offers no standalone stream; that is allowed.
         if (status === 405) return;
-        throw new StreamableHTTPError(status, `Failed to open SSE stream: ${redirectNote(res, this.url) ?? res.statusMessage}`);
+        throw new SdkHttpError(SdkErrorCode.ClientHttpFailedToOpenStream, `Failed to open SSE stream: ${redirectNote(res, this.url) ?? res.statusMessage}`, {
+          status,
+          statusText: res.statusMessage,
+        });
       }
       this.readSse(res, options, true);
     } catch (error) {
@@ -320,7 +391,8 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
   }
 
   private readSse(res: IncomingMessage, options: SseOptions, reconnectable: boolean): void {
-    const { onresumptiontoken, replayMessageId } = options;
+    const { onresumptiontoken, replayMessageId, requestSignal, onRequestStreamEnd } = options;
+    const onPurpose = () => this.closed || requestSignal?.aborted === true;
     let lastEventId: string | undefined;
     let primed = false;
     let answered = false;
@@ -335,7 +407,7 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
         if (event.event && event.event !== 'message') return;
         try {
           const message = toJsonRpcMessage(JSON.parse(event.data));
-          if ('result' in message && message.id !== undefined) {
+          if (('result' in message || 'error' in message) && message.id !== undefined) {
             answered = true;
             if (replayMessageId !== undefined) message.id = replayMessageId;
           }
@@ -362,9 +434,12 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
     const finish = (error?: Error) => {
       if (ended) return;
       ended = true;
+      if (onPurpose()) return;
       if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
-      if ((reconnectable || primed) && !answered && !this.closed) {
-        this.scheduleReconnect({ resumptionToken: lastEventId, onresumptiontoken, replayMessageId }, 0);
+      if ((reconnectable || primed) && !answered) {
+        this.scheduleReconnect({ resumptionToken: lastEventId, onresumptiontoken, replayMessageId, requestSignal, onRequestStreamEnd }, 0);
+      } else {
+        onRequestStreamEnd?.();
       }
     };
     res.once('end', () => finish());
@@ -376,10 +451,12 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
     const { maxRetries, initialReconnectionDelay, reconnectionDelayGrowFactor, maxReconnectionDelay } = this.reconnection;
     if (attempt >= maxRetries) {
       this.onerror?.(new Error(`Maximum reconnection attempts (${maxRetries}) exceeded.`));
+      options.onRequestStreamEnd?.();
       return;
     }
     const delay = this.serverRetryMs ?? Math.min(initialReconnectionDelay * Math.pow(reconnectionDelayGrowFactor, attempt), maxReconnectionDelay);
     this.reconnectTimer = setTimeout(() => {
+      if (this.closed || options.requestSignal?.aborted) return;
       this.openSse(options).catch((error) => {
         this.onerror?.(new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
         this.scheduleReconnect(options, attempt + 1);
@@ -404,6 +481,10 @@ function urlToRequestOptions(url: URL): http.RequestOptions {
 function challengeOf(res: IncomingMessage): Response {
   const header = res.headers['www-authenticate'];
   return new Response(null, { status: res.statusCode, headers: header ? { 'www-authenticate': header } : {} });
+}
+
+function isInitialize(message: JSONRPCMessage | JSONRPCMessage[]): boolean {
+  return (Array.isArray(message) ? message : [message]).some((m) => (m as { method?: string }).method === 'initialize');
 }
 
 function readText(res: IncomingMessage): Promise<string> {

@@ -14,8 +14,7 @@
  * then every notification handler has run), and so is everything after it.
  * Messages without a notification before them pass straight through.
  */
-import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, MessageExtraInfo, TransportSendOptions } from '@modelcontextprotocol/client';
 import type { ContainerRef } from '../../schemas/records.js';
 import type { BackendTransport } from './backend-transport.js';
 
@@ -50,6 +49,11 @@ export class OrderedDeliveryTransport implements BackendTransport {
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
+  }
+
+  /** Whether each request has its own answer stream (streamable HTTP): 2026-07-28 then cancels a request by ending it. */
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
   }
 
   get pid(): number | undefined {
@@ -139,4 +143,15 @@ export class OrderedDeliveryTransport implements BackendTransport {
       }
     });
   }
+}
+
+/**
+ * Ordered delivery over a stdio channel (a process or a container). The SDK
+ * client recognises a stdio transport by its `stderr` and `pid` members, and
+ * reads a `server/discover` probe that gets no answer there as a 2025 server
+ * (one that ignores unknown requests before `initialize`), where over HTTP it
+ * would be an outage. The backend's stderr itself goes to `onstderr`.
+ */
+export class OrderedStdioDeliveryTransport extends OrderedDeliveryTransport {
+  readonly stderr = null;
 }

@@ -9,12 +9,11 @@
  *   than inherited, and the exit is reported with code and signal.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { JsonRpcLineReader } from './line-reader.js';
 import { TextLineSplitter } from './text-line-splitter.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { BackendTransport, ProcessExit } from './backend-transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export interface ProcessLaunch {
   command: string;

@@ -18,6 +18,6 @@ export const EXPECTED_FAILURES: ExpectedFailures = {
     'auth/cross-app-access-complete-flow':
       'SEP-990 (enterprise-managed authorization, an extension) needs a token exchange at the IdP (RFC 8693, ID token for an ID-JAG) ' +
       'and then a jwt-bearer grant (RFC 7523) at the authorization server. The gateway has no such grant (auth.grant is ' +
-      'authorization_code or client_credentials) and the SDK 1.32.2 auth() has no support for it to build on.',
+      'authorization_code or client_credentials); the v2 SDK offers a CrossAppAccessProvider to build one on, which the gateway does not use yet.',
   },
 };

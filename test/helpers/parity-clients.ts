@@ -1,10 +1,11 @@
 /**
  * The client side of test/e2e/runtime/transports/transport-parity-*.test.ts: a real SDK Client over
- * the gateway's client transports or the SDK's, bare or behind the
- * ordered-delivery wrapper every gateway backend transport goes through.
+ * the gateway's client transports or the SDK's (the v2 transport, which ours
+ * follows), bare or behind the ordered-delivery wrapper every gateway backend
+ * transport goes through.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { NodeStreamableHttpClientTransport } from '../../runtime/transports/node-streamable-http-client-transport.js';

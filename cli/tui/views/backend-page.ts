@@ -25,6 +25,7 @@ export const backendPage: PageSpec = {
           seg(b.health.status, { color: toneOf(b.health.status) }),
           seg(`  latency ${b.health.latency_ms === null ? '—' : `${Math.round(b.health.latency_ms)}ms`}  checked ${clock(b.health.last_check ?? undefined)}`),
         ]),
+        field('Protocol', b.protocol_version ?? 'not connected'),
         field('Catalog', `${b.capabilities.tools} tools, ${b.capabilities.resources} resources, ${b.capabilities.prompts} prompts`),
         field('Container', b.container ? `${b.container.id.slice(0, 12)}  ${b.container.image}  (${b.container.runtime})` : 'none'),
         ...(b.circuit ? [field('Circuit', seg(b.circuit, { color: CIRCUIT_TONE[b.circuit] }))] : []),

@@ -1,5 +1,5 @@
 /** A prompt: its arguments; Enter edits them (JSON) and gets it over MCP (the management API has no prompts route). */
-import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult } from '@modelcontextprotocol/client';
 import { withMcpClient } from '../../client/mcp-session.js';
 import type { PageContext, PageSpec } from '../page-spec.js';
 import { alignedLines } from '../columns.js';

@@ -165,8 +165,10 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(capabilities).toMatch(/^\d+ tools?, \d+ resources?, \d+ prompts?$/);
     for (const [, n, noun] of capabilities.matchAll(/(\d+) (\w+)/g)) expect(noun.endsWith('s'), capabilities).toBe(n !== '1');
     const table = await client(['-s', gw.url, '-o', 'table', 'backends', 'list']);
-    expect(table.stdout).toMatch(/^NAME\s+TYPE\s+GROUP\s+PHASE\s+STATE\s+HEALTH/);
-    expect(table.stdout).toMatch(/\nfx\s+stdio\s+tests\s+Ready\s+connected\s+healthy/);
+    expect(table.stdout).toMatch(/^NAME\s+TYPE\s+GROUP\s+PHASE\s+STATE\s+HEALTH\s+PROTOCOL/);
+    // The fixture is a 1.x SDK server: the gateway asked, and fell back to 2025-11-25.
+    expect(table.stdout).toMatch(/\nfx\s+stdio\s+tests\s+Ready\s+connected\s+healthy\s+2025-11-25/);
+    expect(show.stdout).toMatch(/^Protocol: +2025-11-25$/m);
     expect(table.stdout).not.toContain('\x1b[');
 
     // The token: -t wins; without one the API refuses (exit 1, the server's error shown).

@@ -80,6 +80,8 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
 
     keys('2');
     await until((s) => /Backends \(2\)/.test(s) && /^fx\s+stdio/m.test(s) && /^fy\s+stdio/m.test(s), 'the backends table');
+    // The revision each connection speaks (1.x fixtures: the gateway fell back to 2025-11-25).
+    expect(screen()).toMatch(/^fx\s+stdio\s+\S+\s+Ready\s+2025-11-25/m);
     keys('/');
     keys('fy');
     await until((s) => /\/fy/.test(s) && !/^fx\s+stdio/m.test(s) && /^fy\s+stdio/m.test(s), 'only fy after filtering');

@@ -34,6 +34,6 @@ describe('why a backend died', () => {
     await waitFor(() => h!.gateway.controller.backendRecord('leaky')?.phase === 'Failed', 'leaky to fail');
     const res = await fetch(`${h.url}/manage/v1/backends`);
     const leaky = ((await res.json()) as { backends: Array<{ name: string; error: string }> }).backends.find((b) => b.name === 'leaky')!;
-    expect(leaky.error).toBe('MCP error -32000: Connection closed (process exited with code 3; stderr: fatal: token [REDACTED] rejected)');
+    expect(leaky.error).toBe('Connection closed (process exited with code 3; stderr: fatal: token [REDACTED] rejected)');
   });
 });

@@ -131,8 +131,9 @@ describe('OAuth backend: authorization code, consent in a browser', () => {
     expect(params.get('code_challenge')).toMatch(/^[\w-]{43}$/);
     expect(params.get('state')?.length).toBeGreaterThanOrEqual(32);
     expect(params.get('resource')).toBe(env.server.mcpUrl);
-    // From the backend's WWW-Authenticate (its required scope).
-    expect(params.get('scope')).toBe('mcp:tools');
+    // From the backend's WWW-Authenticate (its required scope), and offline_access: the server
+    // offers it and the gateway's client refreshes (the SDK adds it, SEP-2207).
+    expect(params.get('scope')).toBe('mcp:tools offline_access');
     const redirect = params.get('redirect_uri') ?? '';
     expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
 
@@ -222,7 +223,7 @@ describe('OAuth backend: authorization code, consent in a browser', () => {
 
     const started = await manager.startReauth(NAME, spec);
     const params = new URL(started.authorization_url ?? '').searchParams;
-    expect(params.get('scope')?.split(' ').sort()).toEqual(['mcp:admin', 'mcp:tools']);
+    expect(params.get('scope')?.split(' ').sort()).toEqual(['mcp:admin', 'mcp:tools', 'offline_access']);
     const reauthenticated = once(manager, 'reauthenticated', { signal: AbortSignal.timeout(30_000) });
     const page = await authorizeInBrowser(browser, started.authorization_url ?? '', params.get('redirect_uri') ?? '');
     expect(page.status).toBe(200);
@@ -339,7 +340,7 @@ describe('OAuth backend: a pre-registered confidential client with a fixed redir
     const params = new URL(started.authorization_url ?? '').searchParams;
     expect(params.get('client_id')).toBe(CLIENT.id);
     expect(params.get('redirect_uri')).toBe(redirectUri);
-    expect(params.get('scope')).toBe('mcp:tools mcp:admin');
+    expect(params.get('scope')).toBe('mcp:tools mcp:admin offline_access');
 
     const done = once(manager, 'reauthenticated', { signal: AbortSignal.timeout(30_000) });
     expect((await authorizeInBrowser(browser, started.authorization_url ?? '', redirectUri)).status).toBe(200);

@@ -11,7 +11,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SdkHttpError } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { httpClientTransport, type HttpClientTransport } from '../../../helpers/parity-clients.js';
 import { Changes } from '../../../helpers/changes.js';
@@ -27,6 +27,8 @@ interface Seen {
 
 const KINDS = ['sdk', 'ours'] as const;
 const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' }) as const;
+const initialize = (id: number) =>
+  ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) as const;
 const answerJson = (res: ServerResponse, value: unknown, headers: Record<string, string> = {}): void => {
   res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
 };
@@ -73,7 +75,7 @@ describe('client transports on statuses, redirects and headers', () => {
     const messages: JSONRPCMessage[] = [];
     const errors: Error[] = [];
     const changes = new Changes();
-    http.onmessage = (m) => {
+    http.onmessage = (m: JSONRPCMessage) => {
       messages.push(m);
       changes.notify();
     };
@@ -85,9 +87,9 @@ describe('client transports on statuses, redirects and headers', () => {
   }
 
   /** Sends ping `id` and returns its answer, or the error the send rejected with. */
-  async function call(c: ReturnType<typeof open>, id: number): Promise<JSONRPCMessage | Error> {
+  async function call(c: ReturnType<typeof open>, id: number, message: JSONRPCMessage = ping(id)): Promise<JSONRPCMessage | Error> {
     try {
-      await c.http.send(ping(id));
+      await c.http.send(message);
     } catch (error) {
       return error as Error;
     }
@@ -96,15 +98,17 @@ describe('client transports on statuses, redirects and headers', () => {
 
   for (const kind of KINDS) {
     describe(`${kind} client transport`, () => {
-      it('takes the session id from an answer and sends it, the protocol version once set, and configured headers', async () => {
+      it('takes the session id from the answer to initialize (only) and sends it, the protocol version once set, and configured headers', async () => {
         handler = (_req, res, body) =>
-          answerJson(res, { jsonrpc: '2.0', id: (JSON.parse(body) as { id: number }).id, result: {} }, { 'mcp-session-id': 's-1' });
+          answerJson(res, { jsonrpc: '2.0', id: (JSON.parse(body) as { id: number }).id, result: {} }, { 'mcp-session-id': `s-${seen.length}` });
         const c = open(kind, { 'x-custom': 'yes' });
         await c.http.start();
-        await call(c, 1);
+        await call(c, 1, initialize(1));
         expect(c.http.sessionId).toBe('s-1');
         c.http.setProtocolVersion('2025-06-18');
         await call(c, 2);
+        // Another answer's session id is no session: the one from the handshake stays.
+        expect(c.http.sessionId).toBe('s-1');
         const [first, second] = seen.map((s) => s.headers);
         expect(first!['mcp-session-id']).toBeUndefined();
         expect(first!['x-custom']).toBe('yes');
@@ -112,13 +116,13 @@ describe('client transports on statuses, redirects and headers', () => {
         expect(second!.accept).toBe('application/json, text/event-stream');
       });
 
-      it('an HTTP error status rejects the send with StreamableHTTPError carrying status and body', async () => {
+      it('an HTTP error status rejects the send with SdkHttpError carrying status and body', async () => {
         handler = (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('boom');
         const c = open(kind);
         await c.http.start();
         const error = await call(c, 1);
-        expect(error).toBeInstanceOf(StreamableHTTPError);
-        expect(error).toMatchObject({ code: 500, message: 'Streamable HTTP error: Error POSTing to endpoint: boom' });
+        expect(error).toBeInstanceOf(SdkHttpError);
+        expect(error).toMatchObject({ status: 500, message: 'Error POSTing to endpoint: boom', data: { text: 'boom' } });
       });
 
       it('terminateSession sends DELETE with the session id; 405 counts as done', async () => {
@@ -128,7 +132,7 @@ describe('client transports on statuses, redirects and headers', () => {
         };
         const c = open(kind);
         await c.http.start();
-        await call(c, 1);
+        await call(c, 1, initialize(1));
         await c.http.terminateSession();
         expect(seen.at(-1)).toMatchObject({ method: 'DELETE', path: '/mcp', headers: { 'mcp-session-id': 's-2' } });
         expect(c.http.sessionId).toBeUndefined();
@@ -172,10 +176,10 @@ describe('client transports on statuses, redirects and headers', () => {
         const c = open(kind);
         await c.http.start();
         const error = await call(c, 1);
-        expect(error).toBeInstanceOf(StreamableHTTPError);
-        expect(error).toMatchObject({ code: 302 });
+        expect(error).toBeInstanceOf(SdkHttpError);
+        expect(error).toMatchObject({ status: 302 });
         // The SDK adds "(redirectPolicy: 'same-origin')"; both name the target without its query.
-        expect((error as Error).message).toMatch(new RegExp(`^Streamable HTTP error: Error POSTing to endpoint: Redirect to ${home}/moved not followed`));
+        expect((error as Error).message).toMatch(new RegExp(`^Error POSTing to endpoint: Redirect to ${home}/moved not followed`));
         expect(seen).toHaveLength(1);
       });
 
@@ -183,7 +187,7 @@ describe('client transports on statuses, redirects and headers', () => {
         handler = (_req, res) => res.writeHead(307, { location: `${elsewhere}/mcp` }).end();
         const c = open(kind);
         await c.http.start();
-        expect(await call(c, 1)).toMatchObject({ code: 307 });
+        expect(await call(c, 1)).toMatchObject({ status: 307 });
         expect(seen).toHaveLength(1);
       });
 
@@ -191,7 +195,7 @@ describe('client transports on statuses, redirects and headers', () => {
         handler = (_req, res) => res.writeHead(307, { location: home.replace('http://', 'http://user:pw@') + '/moved' }).end();
         const c = open(kind);
         await c.http.start();
-        expect(await call(c, 1)).toMatchObject({ code: 307 });
+        expect(await call(c, 1)).toMatchObject({ status: 307 });
         expect(seen).toHaveLength(1);
       });
 

@@ -105,7 +105,7 @@ describe('client transports read crafted answers the same way', () => {
     const messages: JSONRPCMessage[] = [];
     const errors: string[] = [];
     const changes = new Changes();
-    http.onmessage = (m) => {
+    http.onmessage = (m: JSONRPCMessage) => {
       messages.push(m);
       changes.notify();
     };

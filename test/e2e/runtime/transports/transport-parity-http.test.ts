@@ -15,7 +15,7 @@
  * tests assert what the Client observes, not the framing.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SdkHttpError } from '@modelcontextprotocol/client';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_KINDS, httpClientTransport, testClient, type ClientKind, type HttpTransportOptions } from '../../../helpers/parity-clients.js';
 import { PROBE_HEADER, SERVER_KINDS, startParityServer, type ParityHttpServer, type ParitySession } from '../../../helpers/parity-http-server.js';
@@ -168,12 +168,12 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
       }
     });
 
-    it('a session the server ended makes the next request fail with StreamableHTTPError 404', async () => {
+    it('a session the server ended makes the next request fail with SdkHttpError 404', async () => {
       const { client, session } = await connect();
       await session.transport.close();
       const call = client.listTools();
-      await expect(call).rejects.toBeInstanceOf(StreamableHTTPError);
-      await expect(call).rejects.toMatchObject({ code: 404 });
+      await expect(call).rejects.toBeInstanceOf(SdkHttpError);
+      await expect(call).rejects.toMatchObject({ status: 404 });
     });
 
     for (const how of ['drop', 'end'] as const) {
@@ -194,7 +194,7 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
       // The server ends the session (as a reaper would): its GET stream ends, reopening gets 404.
       await t.session.transport.close();
       await t.changes.until(() => t.errors.some((e) => e.message === 'Maximum reconnection attempts (2) exceeded.'), 'the client to give up');
-      const refused = 'Streamable HTTP error: Failed to open SSE stream: Not Found';
+      const refused = 'Failed to open SSE stream: Not Found';
       expect(t.errors.map((e) => e.message)).toEqual([
         refused,
         `Failed to reconnect SSE stream: ${refused}`,
@@ -202,8 +202,8 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
         `Failed to reconnect SSE stream: ${refused}`,
         'Maximum reconnection attempts (2) exceeded.',
       ]);
-      expect(t.errors[0]).toBeInstanceOf(StreamableHTTPError);
-      expect(t.errors[0]).toMatchObject({ code: 404 });
+      expect(t.errors[0]).toBeInstanceOf(SdkHttpError);
+      expect(t.errors[0]).toMatchObject({ status: 404 });
     });
 
     it('the server closing the session during a call: ours fails the call, the SDK leaves it to the client timeout', async () => {
@@ -215,8 +215,8 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
         // Deliberate: a response that has not sent its headers yet (the first second of a
         // call with nothing before its answer) is answered 404 "Session closed", so the
         // caller learns at once. Once a response is an SSE stream, ours ends it like the SDK.
-        await expect(call).rejects.toBeInstanceOf(StreamableHTTPError);
-        await expect(call).rejects.toMatchObject({ code: 404 });
+        await expect(call).rejects.toBeInstanceOf(SdkHttpError);
+        await expect(call).rejects.toMatchObject({ status: 404 });
       } else {
         // The SDK's transport ends the call's SSE stream without an answer; the client
         // does not resume a stream that had no event id, so only its request timeout ends the call.
@@ -247,7 +247,7 @@ describe.each(SERVER_KINDS)('%s server transport', (serverKind) => {
       const { http } = httpClientTransport(clientKind, server.url);
       const received: JSONRPCMessage[] = [];
       const changes = new Changes();
-      http.onmessage = (m) => {
+      http.onmessage = (m: JSONRPCMessage) => {
         received.push(m);
         changes.notify();
       };

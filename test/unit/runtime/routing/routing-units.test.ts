@@ -152,6 +152,8 @@ function fakeServing(inputs: BackendInput[], resting: BackendInput[] = []) {
           calls.push({ backend: i.name, method, params });
           return { ok: i.name };
         },
+        subscribeResource: async (uri: string) => void calls.push({ backend: i.name, method: 'subscribeResource', params: { uri } }),
+        unsubscribeResource: async (uri: string) => void calls.push({ backend: i.name, method: 'unsubscribeResource', params: { uri } }),
       },
     ]),
   );
