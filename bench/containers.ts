@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/client';
 import { parseConfigText } from '../controller/config/config-loader.js';
 import type { StdioBackendSpec } from '../schemas/config.js';
 import { ProcessGroupStdioTransport } from '../runtime/transports/process-group-stdio-transport.js';

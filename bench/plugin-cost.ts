@@ -8,7 +8,7 @@
  * noise.
  */
 import { cpuUsage } from 'node:process';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/client';
 import type { GatewayConfig } from '../schemas/config.js';
 import { parseConfigText } from '../controller/config/config-loader.js';
 import { silentLogger } from '../runtime/observability/logging/logger.js';

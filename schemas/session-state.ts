@@ -8,7 +8,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { LoggingLevelSchema } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_LOG_LEVELS } from './mcp-log-levels.js';
 import { INCOMING_AUTH_TYPES } from './access-config.js';
 
 const Counts = Type.Object({ tools: Type.Integer(), resources: Type.Integer(), prompts: Type.Integer() });
@@ -31,7 +31,7 @@ export const SessionStateSchema = Type.Object({
   }),
   /** The client sent notifications/initialized. */
   initialized: Type.Boolean(),
-  log_level: Type.Optional(Type.Union(LoggingLevelSchema.options.map((l) => Type.Literal(l)))),
+  log_level: Type.Optional(Type.Union(MCP_LOG_LEVELS.map((l) => Type.Literal(l)))),
   /** Resource URIs the client subscribed to. */
   subscriptions: Type.Array(Type.String()),
   capability_snapshot: Counts,

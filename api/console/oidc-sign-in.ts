@@ -17,8 +17,13 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parse, serialize } from 'cookie';
 import { LRUCache } from 'lru-cache';
-import { discoverAuthorizationServerMetadata, exchangeAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  exchangeAuthorization,
+  startAuthorization,
+  type AuthorizationServerMetadata,
+  type OAuthClientInformationMixed,
+} from '@modelcontextprotocol/client';
 import type { GatewayConfig } from '../../schemas/config.js';
 import { GatewayError } from '../../schemas/errors.js';
 import type { IncomingAuth } from '../../runtime/access/incoming-auth.js';

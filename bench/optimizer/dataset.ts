@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { IndexedTool } from '../../runtime/optimizer/tool-index.js';
 import { CATALOGS_DIR, DATA_DIR } from './servers.js';
 

@@ -4,7 +4,7 @@
  * discovery, through the MCP SDK's discovery). A discovered endpoint is kept
  * per issuer; a failed discovery is not, so the next call tries again.
  */
-import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
+import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import type { TokenExchangeSpec } from '../../schemas/config.js';
 import { TokenUnavailableError } from './errors.js';
 

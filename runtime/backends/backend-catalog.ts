@@ -1,5 +1,5 @@
 /** What one backend offers, as it reported it (before filters, renames and conflicts). */
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 
 export interface BackendCatalog {
   tools: Tool[];

@@ -14,11 +14,8 @@ export function toBackendError(backend: string, err: unknown, timeoutMs: number,
   // Cancelled by the caller (the client went away or cancelled): the SDK client has told the backend.
   if (signal?.aborted) return new RequestCancelledError(abortReasonText(signal.reason));
   if (err instanceof ProtocolError) {
-    // The backend's own JSON-RPC error, passed on with its code and data. A 1.x SDK server sends its
-    // message with "MCP error <code>: " in front: strip them all, so the client sees exactly one
-    // (added when the error is passed on).
-    const message = err.message.replace(/^(MCP error -?\d+: )+/, '');
-    return new BackendCallError(backend, message, { code: err.code, data: err.data }, err);
+    // The backend's own JSON-RPC error, passed on as it sent it: its message, code and data.
+    return new BackendCallError(backend, err.message, { code: err.code, data: err.data }, err);
   }
   if (err instanceof SdkError) {
     if (err.code === SdkErrorCode.RequestTimeout && /timed out/i.test(err.message)) return new BackendTimeoutError(backend, timeoutMs);

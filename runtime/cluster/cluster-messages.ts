@@ -6,7 +6,7 @@
  * requests, a connection on another replica following one of its POST
  * streams. `from` is the sender's tag (a replica ignores its own broadcasts).
  */
-import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/client';
 
 export type ClusterMessage =
   | { t: 'ended'; s: string; from: string }

@@ -3,7 +3,7 @@
  * it, `call_tool` calls a tool found there. Definitions and argument checks
  * only; tool-optimizer.ts runs them.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { BadRequestError } from '../../schemas/errors.js';
 import { OPTIMIZER_MAX_LIMIT } from '../../schemas/config.js';
 import type { JsonObject } from '../routing/caller.js';

@@ -8,7 +8,7 @@
  * still shows it as "may be destructive". Annotations are the server's word,
  * not a guarantee: they order near-equal matches, they decide nothing.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 
 /** For ranking: 1 read-only, 0.5 says nothing, 0.5 writes but destroys nothing, 0 may destroy. */
 export function safetyOf(tool: Tool): number {

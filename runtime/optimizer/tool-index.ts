@@ -7,7 +7,7 @@
  * definition changed are removed and added again.
  */
 import MiniSearch, { type SearchResult } from 'minisearch';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { ALL_STEPS, isStopWord, splitWords, termOf, type AnalysisSteps } from './text-analysis.js';
 import { expansionsOf } from './synonyms.js';
 import type { WordVectors } from './word-vectors.js';

@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from 'node:events';
 import picomatch from 'picomatch';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { ToolNotFoundError } from '../../schemas/errors.js';
 import type { RouteTable, ListKind } from '../routing/route-table.js';
 import type { RoutesChange } from '../backends/serving-backends.js';

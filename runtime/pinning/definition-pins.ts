@@ -17,7 +17,7 @@
  * held back, never pinned afresh over what the other replicas pinned.
  */
 import { EventEmitter } from 'node:events';
-import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Tool } from '@modelcontextprotocol/client';
 import type { ToolPinningMode, ToolPinningSettings } from '../../schemas/config.js';
 import type { BackendPins, DefinitionKind, Finding, HoldReason, Pending, Pin, PinEntry } from '../../schemas/pinning.js';
 import type { DefinitionReview, Hold, Offered } from '../routing/route-table.js';

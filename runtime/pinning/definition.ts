@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Tool } from '@modelcontextprotocol/client';
 import type { DefinitionKind } from '../../schemas/pinning.js';
 
 export type Definition = Record<string, unknown>;

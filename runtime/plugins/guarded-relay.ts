@@ -5,7 +5,7 @@
  * client hears it (a log message's text is guarded as a result's is). With
  * no chain, it passes untouched; requests a backend makes pass as they are.
  */
-import type { JSONRPCRequest, Notification } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCRequest, Notification } from '@modelcontextprotocol/client';
 import type { BackendTrafficTargets } from '../routing/backend-traffic.js';
 import type { CallerContext, JsonObject, ProgressHandler } from '../routing/caller.js';
 import type { PluginChain } from './plugin-chain.js';

@@ -4,7 +4,7 @@
  * share: one message per hook call each way, structured-cloned (no JSON).
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/client';
 import type { HookMethod } from '../../schemas/plugins.js';
 import type { JsonObject } from '../routing/caller.js';
 import type { HookPoint } from './own-module.js';

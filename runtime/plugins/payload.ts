@@ -10,7 +10,7 @@
  * Binary parts (images, audio, blobs) are left alone. A failed call's error:
  * its message and its data. A relayed log message: its data.
  */
-import type { Notification } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification } from '@modelcontextprotocol/client';
 import type { HookMethod } from '../../schemas/plugins.js';
 import type { JsonObject } from '../routing/caller.js';
 

@@ -15,7 +15,7 @@
  * is logged). Every block, change, cache hit, retry and failure is counted
  * and written into the operation's audit record (kinds, never values).
  */
-import type { Notification } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification } from '@modelcontextprotocol/client';
 import { PluginFailedError } from '../../schemas/errors.js';
 import type { PluginAction } from '../../schemas/audit-record.js';
 import type { ExecutionMode } from '../../schemas/plugins.js';

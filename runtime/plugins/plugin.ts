@@ -5,7 +5,7 @@
  * blocking code (./blocks.ts); anything else a hook throws is a failure,
  * and what either does to the call is the execution mode's to decide.
  */
-import type { Notification, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification, ToolAnnotations } from '@modelcontextprotocol/client';
 import type { PluginAction } from '../../schemas/audit-record.js';
 import type { HookMethod } from '../../schemas/plugins.js';
 import type { CallerContext, JsonObject } from '../routing/caller.js';

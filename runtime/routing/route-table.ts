@@ -7,8 +7,8 @@
  * catalog changes; lookups on the request path are then single Map reads,
  * and list responses are prebuilt arrays.
  */
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import { UriTemplate } from '@modelcontextprotocol/client';
 import type { BackendSpec, ConflictStrategy, FilterRuleSpec } from '../../schemas/config.js';
 import type { HoldReason } from '../../schemas/pinning.js';
 import { toolNameProblem } from '../../schemas/tool-name.js';

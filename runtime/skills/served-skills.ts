@@ -5,7 +5,7 @@
  * rescan; listeners hear what changed, so the routing layer can send the
  * list_changed and resources/updated notifications.
  */
-import type { Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Resource, Tool } from '@modelcontextprotocol/client';
 import type { Logger } from '../observability/logging/logger.js';
 import type { JsonObject } from '../routing/caller.js';
 import { ResourceNotFoundError } from '../../schemas/errors.js';

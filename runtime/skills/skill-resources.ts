@@ -8,7 +8,7 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import mime from 'mime-types';
-import type { Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { Resource } from '@modelcontextprotocol/client';
 import type { JsonObject } from '../routing/caller.js';
 import { GatewayError, ResourceNotFoundError } from '../../schemas/errors.js';
 

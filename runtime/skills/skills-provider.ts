@@ -4,7 +4,7 @@
  * they go through the same conflict rules, list_changed notifications,
  * routing, audit and telemetry as a backend's capabilities.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { RpcRefusal } from '../../schemas/errors.js';
 import type { LocalProvider } from '../backends/serving-backends.js';
 import type { JsonObject } from '../routing/caller.js';
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
@@ -35,7 +35,7 @@ export function skillsProvider(skills: SkillManager): LocalProvider {
         case 'resources/unsubscribe':
           return {};
         default:
-          throw new McpError(RpcCode.MethodNotFound, `Skills do not answer ${method}`);
+          throw new RpcRefusal(RpcCode.MethodNotFound, `Skills do not answer ${method}`);
       }
     },
   };

@@ -4,7 +4,7 @@
  * the gateway.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { HttpBackendSpec } from '../../schemas/config.js';
 import type { GatewayUser } from './gateway-user.js';
 

@@ -5,7 +5,7 @@
  * to clients; then redact what was found (`[REDACTED:<kind>]`) or block
  * naming the kinds, never a value. A blocked log message is not relayed.
  */
-import type { Notification } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification } from '@modelcontextprotocol/client';
 import { PluginBlockedError } from '../../../schemas/errors.js';
 import { mapArgumentTexts, mapErrorTexts, mapNotificationTexts, mapResultTexts } from '../payload.js';
 import type { CallResult, Plugin, PluginCall, Report } from '../plugin.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { stdioFixture } from '../../../fixtures/fixture-backend.js';
 import { rpcError } from '../../../helpers/rpc-error.js';

@@ -12,7 +12,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SdkHttpError } from '@modelcontextprotocol/client';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { httpClientTransport, type HttpClientTransport } from '../../../helpers/parity-clients.js';
 import { Changes } from '../../../helpers/changes.js';
 

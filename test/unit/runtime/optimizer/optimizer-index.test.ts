@@ -5,7 +5,7 @@
  * shown (kept tools, list_changed only when it changes).
  */
 import { describe, expect, it } from 'vitest';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { splitWords } from '../../../../runtime/optimizer/text-analysis.js';
 import { expansionsOf } from '../../../../runtime/optimizer/synonyms.js';
 import { ToolIndex, type IndexedTool } from '../../../../runtime/optimizer/tool-index.js';

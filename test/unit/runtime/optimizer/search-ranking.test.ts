@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { actionOf } from '../../../../runtime/optimizer/actions.js';
 import { findToolResult } from '../../../../runtime/optimizer/meta-tools.js';
 import { safetyLabel, safetyOf } from '../../../../runtime/optimizer/safety.js';

@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Tool } from '@modelcontextprotocol/client';
 import { definitionHash, definitionOf } from '../../../../runtime/pinning/definition.js';
 import { findSuspicious } from '../../../../runtime/pinning/suspicious-text.js';
 import { definitionDiff } from '../../../../runtime/pinning/definition-diff.js';

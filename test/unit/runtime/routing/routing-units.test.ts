@@ -276,7 +276,7 @@ describe('session table (in memory)', () => {
       'streamable-http',
       '127.0.0.1',
       {} as Transport,
-      () => ({ close: async () => undefined, getClientVersion: () => undefined }) as unknown as Server,
+      () => ({ close: async () => undefined, getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined }) as unknown as Server,
     );
     s.id = id;
     return s;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { OrderedDeliveryTransport, ORDERED_SEND_WAIT_MS } from '../../../../runtime/transports/ordered-delivery.js';
 
 /** Records when each send starts; each completes only when `finish(i)` is called. */
