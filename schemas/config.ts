@@ -223,7 +223,14 @@ export const ConfigSchema = Type.Object(
           }),
         ),
         management: Section(
-          { token: Type.Optional(Type.String({ minLength: 1 })) },
+          {
+            token: Type.Optional(Type.String({ minLength: 1 })),
+            open: Type.Boolean({
+              default: false,
+              description:
+                'Serve the management API without a token although clients must authenticate (`incoming_auth`) or policies apply (`authorization`): for a trusted network only. Without a token and without this, such a config is refused.',
+            }),
+          },
           'Management API settings. GATEWAY_MGMT_TOKEN overrides `token` when both are set.',
         ),
       },

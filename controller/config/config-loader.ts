@@ -27,6 +27,7 @@ import { sessionStoreProblems } from './session-store-check.js';
 import { nameProblems } from './name-checks.js';
 import { pluginProblems } from './plugin-checks.js';
 import { accessProblems } from './access-checks.js';
+import { managementProblems } from './management-checks.js';
 import { RESOURCE_PATTERN, RESOURCE_PATTERN_HINT } from '../../schemas/access-config.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
@@ -114,6 +115,7 @@ export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayC
     ...sessionStoreProblems(expanded),
     ...pluginProblems(expanded, opts.configDir),
     ...accessProblems(expanded, opts.env ?? process.env),
+    ...managementProblems(expanded, opts.env ?? process.env),
   ];
   problems.push(...[...schemaProblems(expanded), ...spanning].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {
