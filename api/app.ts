@@ -1,7 +1,9 @@
 /**
  * The Fastify application: MCP endpoints at the root (`/mcp`, `/sse`), their
  * protected resource metadata under `/.well-known/`, and the management API
- * under `/manage/v1`, each MCP and management an encapsulated plugin.
+ * under `/manage/v1`, each MCP and management an encapsulated plugin. One
+ * listener serves both, or (`server.management.port`) each side has a
+ * listener of its own and the other's paths are 404 there.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from '../runtime/observability/logging/logger.js';
@@ -27,7 +29,15 @@ export interface AppContext {
   allowedPeers(): AllowedPeers;
 }
 
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+/** What one listener serves. */
+export interface AppServes {
+  mcp: boolean;
+  management: boolean;
+}
+
+const BOTH: AppServes = { mcp: true, management: true };
+
+export async function buildApp(ctx: AppContext, serves: AppServes = BOTH): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.logger.child({ component: 'http' }) as FastifyBaseLogger,
     // Per-request access logs would dominate the proxy path; errors are still logged.
@@ -49,6 +59,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     req.log.warn({ host: req.headers.host, origin, url: req.url }, 'request refused: DNS-rebinding protection');
     throw new GatewayError('forbidden', `Forbidden: ${verdict.reason}`);
   });
+  if (serves.mcp) await mcpEndpoints(app, ctx);
+  if (serves.management) await app.register(managementApi, { prefix: MANAGEMENT_PREFIX, ctx: ctx.management });
+  return app;
+}
+
+async function mcpEndpoints(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (mcp) => {
     // MCP paths answer in JSON-RPC, whatever went wrong (bad JSON, wrong media type, too large).
     mcp.removeContentTypeParser('text/plain');
@@ -61,6 +77,4 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   // Public, answered in the REST format: where MCP clients learn how to get a token (RFC 9728).
   await protectedResourceRoutes(app, ctx.mcp.incomingAuth);
-  await app.register(managementApi, { prefix: MANAGEMENT_PREFIX, ctx: ctx.management });
-  return app;
 }

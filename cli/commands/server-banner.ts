@@ -9,6 +9,8 @@ import { GATEWAY_VERSION } from '../../runtime/version.js';
 
 export interface BannerInfo {
   url: string;
+  /** The management API's base URL: `url`, or its own listener's (`server.management.port`). */
+  managementUrl: string;
   session: string;
   pid: number;
 }
@@ -18,7 +20,7 @@ export function textBanner(b: BannerInfo): string {
     `MCP gateway ${GATEWAY_VERSION} is listening`,
     `  Streamable HTTP  ${b.url}/mcp`,
     `  SSE              ${b.url}/sse`,
-    `  Management API   ${b.url}/manage/v1`,
+    `  Management API   ${b.managementUrl}/manage/v1`,
     '',
   ].join('\n');
 }
@@ -34,7 +36,7 @@ export function jsonBanner(b: BannerInfo): string {
     url: b.url,
     mcp_url: `${b.url}/mcp`,
     sse_url: `${b.url}/sse`,
-    management_url: `${b.url}/manage/v1`,
+    management_url: `${b.managementUrl}/manage/v1`,
   };
   return `${JSON.stringify(line)}\n`;
 }

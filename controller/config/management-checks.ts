@@ -3,11 +3,15 @@
  * config whose MCP side requires identities (`incoming_auth` other than
  * anonymous) or applies policies (`authorization.enabled`) needs a
  * management token, or says `server.management.open: true` for a trusted
- * network (docs/incoming-auth.md). Checked on every load, so a start is
- * refused and a reload is refused with the running config kept. Like the
- * other cross-key checks it runs on a config that may be invalid elsewhere.
+ * network (docs/incoming-auth.md); a management token, wherever it comes
+ * from, is long and no placeholder (schemas/management-token.ts); and a
+ * management listener of its own has a port of its own. Checked on
+ * every load, so a start is refused and a reload is refused with the running
+ * config kept. Like the other cross-key checks it runs on a config that may
+ * be invalid elsewhere.
  */
 import type { ConfigProblem } from '../../schemas/errors.js';
+import { managementTokenProblem } from '../../schemas/management-token.js';
 
 type Loose = Record<string, unknown>;
 
@@ -25,9 +29,37 @@ function clientAuthKeys(cfg: Loose): string[] {
 }
 
 export function managementProblems(cfg: Loose, env: NodeJS.ProcessEnv): ConfigProblem[] {
+  return [...listenerProblems(cfg), ...tokenProblems(cfg, env)];
+}
+
+/** The management listener needs a port of its own (`0`: any free one). */
+function listenerProblems(cfg: Loose): ConfigProblem[] {
+  const server = asMap(cfg.server);
+  const management = asMap(server?.management);
+  if (management?.host !== undefined && management.port === undefined) {
+    return [{ path: 'server.management.host', message: 'applies to the management listener of `server.management.port`, which is not set' }];
+  }
+  const port = Number(management?.port);
+  const mcpPort = Number(server?.port ?? 9000);
+  if (management?.port === undefined || port === 0 || port !== mcpPort) return [];
+  return [{ path: 'server.management.port', message: `is the MCP port (server.port: ${mcpPort}); the management listener needs a port of its own` }];
+}
+
+function tokenProblems(cfg: Loose, env: NodeJS.ProcessEnv): ConfigProblem[] {
   const management = asMap(asMap(cfg.server)?.management);
-  const token = env.GATEWAY_MGMT_TOKEN || (typeof management?.token === 'string' ? management.token : '');
-  if (token !== '' || management?.open === true) return [];
+  const fromFile = typeof management?.token === 'string' ? management.token : '';
+  // The environment wins (api/management/auth.ts): only the token in use is judged, each where it came from.
+  const token = env.GATEWAY_MGMT_TOKEN || fromFile;
+  if (token !== '') {
+    const problem = managementTokenProblem(token);
+    if (problem === undefined) return [];
+    return [
+      env.GATEWAY_MGMT_TOKEN
+        ? { path: 'server.management.token', message: `(GATEWAY_MGMT_TOKEN) ${problem}` }
+        : { path: 'server.management.token', message: problem },
+    ];
+  }
+  if (management?.open === true) return [];
   const keys = clientAuthKeys(cfg);
   if (keys.length === 0) return [];
   return [

@@ -19,7 +19,7 @@ import { CLIENT_BIN, GATEWAY_BIN, clientJson, runBin } from '../../helpers/cli-r
 import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait.js';
 
-const TOKEN = 'cli-test-token-0123456789';
+const TOKEN = 'cli-test-token-0123456789abcdef01234567';
 let gw: GatewayProcess;
 let api: ReturnType<typeof managementClient>;
 let env: NodeJS.ProcessEnv;

@@ -11,7 +11,7 @@ import { compileResourceGlobs } from '../../../../runtime/access/resource-glob.j
 import { buildRouteTable, type BackendInput } from '../../../../runtime/routing/route-table.js';
 import type { CallerContext } from '../../../../runtime/routing/caller.js';
 import { parseConfigText } from '../../../../controller/config/config-loader.js';
-import { ConfigError } from '../../../../schemas/errors.js';
+import { configProblems } from '../../../helpers/config-problems.js';
 import type { AuthorizationSpec } from '../../../../schemas/access-config.js';
 import type { GatewayConfig } from '../../../../schemas/config.js';
 
@@ -164,15 +164,7 @@ describe('AccessControl', () => {
 describe('config: incoming_auth and authorization', () => {
   // Client authentication needs a management token (controller/config/management-checks.ts).
   const MGMT_ENV = { GATEWAY_MGMT_TOKEN: 'test-management-token-0123456789abcdef' };
-  const problems = (yaml: string, env: NodeJS.ProcessEnv = {}) => {
-    try {
-      parseConfigText(yaml, { env });
-      return [];
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      return err.problems.map((p) => `${p.path}: ${p.message}`);
-    }
-  };
+  const problems = configProblems;
 
   it('defaults to anonymous and authorization off', () => {
     const cfg = parseConfigText('{}', { env: {} });
@@ -195,18 +187,19 @@ describe('config: incoming_auth and authorization', () => {
     expect(
       problems('incoming_auth: { type: jwt, issuer: "https://i", jwks_uri: "https://i/j", audience: "http://g/mcp", algorithms: [HS256] }', MGMT_ENV)[0],
     ).toMatch(/^incoming_auth\.algorithms\.0: /);
-    const local = (tokens: string) => `incoming_auth: { type: local, tokens: ${tokens} }\nserver: { management: { token: "management-token-0123456789" } }`;
+    const local = (tokens: string) =>
+      `incoming_auth: { type: local, tokens: ${tokens} }\nserver: { management: { token: "management-token-0123456789abcdef012345" } }`;
     expect(problems(local('[{ name: a, token: short }]'))).toEqual(['incoming_auth.tokens.0.token: must NOT have fewer than 16 characters']);
     expect(problems(local('[{ name: a, token: "0123456789abcdef0" }, { name: a, token: "0123456789abcdef0" }]'))).toEqual([
       "incoming_auth.tokens.1.name: 'a' is already the name of tokens.0",
       'incoming_auth.tokens.1.token: is the same token as tokens.0',
     ]);
-    expect(problems(local('[{ name: a, token: "management-token-0123456789" }]'))).toEqual([
+    expect(problems(local('[{ name: a, token: "management-token-0123456789abcdef012345" }]'))).toEqual([
       'incoming_auth.tokens.0.token: is the management token; MCP clients and the management API need separate tokens',
     ]);
-    expect(problems(local('[{ name: a, token: "env-management-token-012" }]'), { GATEWAY_MGMT_TOKEN: 'env-management-token-012' })).toEqual([
-      'incoming_auth.tokens.0.token: is the management token; MCP clients and the management API need separate tokens',
-    ]);
+    expect(
+      problems(local('[{ name: a, token: "env-management-token-0123456789abcdef" }]'), { GATEWAY_MGMT_TOKEN: 'env-management-token-0123456789abcdef' }),
+    ).toEqual(['incoming_auth.tokens.0.token: is the management token; MCP clients and the management API need separate tokens']);
   });
 
   it('says what a policy pattern must look like', () => {
