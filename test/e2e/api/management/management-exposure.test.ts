@@ -44,7 +44,7 @@ describe('client authentication on, no management token', () => {
 
   it('`gateway server` refuses to start, naming the token and `server.management.open`', async () => {
     const { dir, file } = configFile({ server: { host: '127.0.0.1', port: 0 }, backends: { fx: stdioFixture(['--name', 'fx']) }, ...clientAuth });
-    const run = await runBin(GATEWAY_BIN, ['server', '--config', file], { env: env(dir) });
+    const run = await runBin(GATEWAY_BIN, ['server', '--config', file], { env: env(dir), timeoutMs: 60_000 });
     expect(run.code, run.stdout + run.stderr).toBe(1);
     expect(run.stderr).toContain('server.management');
     expect(run.stderr).toContain('`incoming_auth.type: local`');
@@ -55,12 +55,12 @@ describe('client authentication on, no management token', () => {
     // Either setting alone is enough to refuse: policies without client authentication, and the other way round.
     for (const only of [{ authorization: clientAuth.authorization }, { incoming_auth: clientAuth.incoming_auth }]) {
       const one = configFile({ server: { host: '127.0.0.1', port: 0 }, ...only });
-      const r = await runBin(GATEWAY_BIN, ['server', '--config', one.file], { env: env(one.dir) });
+      const r = await runBin(GATEWAY_BIN, ['server', '--config', one.file], { env: env(one.dir), timeoutMs: 60_000 });
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain('server.management.open: true');
     }
     // `gateway config validate` says the same before a deployment.
-    const validate = await runBin(GATEWAY_BIN, ['config', 'validate', file], { env: env(dir) });
+    const validate = await runBin(GATEWAY_BIN, ['config', 'validate', file], { env: env(dir), timeoutMs: 60_000 });
     expect(validate.code).not.toBe(0);
     expect(validate.stdout + validate.stderr).toContain('server.management.open: true');
   }, 120_000);
