@@ -44,7 +44,7 @@ const server = new McpServer({ name: 'probe', version: '1.0.0' });
 server.registerTool('whoami', { description: 'uid, Node version and whether / is writable' }, async () => {
   let rootWritable = true;
   try { fs.writeFileSync('/probe-write-test', 'x'); } catch { rootWritable = false; }
-  const ca = fs.readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8');
+  const ca = fs.readFileSync('/usr/local/share/mcp-gateway/ca.pem', 'utf8');
   const text = JSON.stringify({ uid: process.getuid(), gid: process.getgid(), node: process.version, rootWritable, extraCa: ca });
   return { content: [{ type: 'text', text }] };
 });
@@ -143,6 +143,8 @@ describe.skipIf(skipWithoutPodman)('the gateway image (Containerfile), built fro
         // Explicit, as a pod spec has them: Podman's default open-files limit is above what this host allows.
         '--ulimit',
         'nofile=8192:8192',
+        '--ulimit',
+        'nproc=4096:4096',
         '--volume',
         `${dir}:/etc/mcp-gateway:ro`,
         '--env',
@@ -173,6 +175,8 @@ describe.skipIf(skipWithoutPodman)('the gateway image (Containerfile), built fro
     const inspect = JSON.parse(await must(p, ['inspect', container]))[0];
     expect(inspect.HostConfig.ReadonlyRootfs).toBe(true);
     expect(inspect.Config.User).toBe('65532:65532');
+    // The gateway (and what it starts with its environment) trusts the bundle the build wrote.
+    expect(inspect.Config.Env).toContain('NODE_EXTRA_CA_CERTS=/usr/local/share/mcp-gateway/ca.pem');
 
     const client = new Client({ name: 'image-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${mcpUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${CLIENT}` } } }));
