@@ -59,6 +59,11 @@ export default tseslint.config(
     languageOptions: { globals: { AbortController: 'readonly' } },
   },
   {
+    // Scripts the image build runs with plain Node (Containerfile): no build step, Node's globals.
+    files: ['deploy/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     // CommonJS config files (dependency-cruiser reads .cjs).
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },

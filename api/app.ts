@@ -2,7 +2,9 @@
  * The Fastify application: MCP endpoints at the root (`/mcp`, `/sse`), their
  * protected resource metadata under `/.well-known/`, and the management API
  * under `/manage/v1`, each MCP and management an encapsulated plugin, and
- * the web console under `/console` (api/console/).
+ * the web console under `/console` (api/console/) beside the management API.
+ * One listener serves both, or (`server.management.port`) each side has a
+ * listener of its own and the other's paths are 404 there.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from '../runtime/observability/logging/logger.js';
@@ -29,7 +31,15 @@ export interface AppContext {
   allowedPeers(): AllowedPeers;
 }
 
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+/** What one listener serves. */
+export interface AppServes {
+  mcp: boolean;
+  management: boolean;
+}
+
+const BOTH: AppServes = { mcp: true, management: true };
+
+export async function buildApp(ctx: AppContext, serves: AppServes = BOTH): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.logger.child({ component: 'http' }) as FastifyBaseLogger,
     // Per-request access logs would dominate the proxy path; errors are still logged.
@@ -51,6 +61,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     req.log.warn({ host: req.headers.host, origin, url: req.url }, 'request refused: DNS-rebinding protection');
     throw new GatewayError('forbidden', `Forbidden: ${verdict.reason}`);
   });
+  if (serves.mcp) await mcpEndpoints(app, ctx);
+  if (serves.management) {
+    await app.register(managementApi, { prefix: MANAGEMENT_PREFIX, ctx: ctx.management });
+    // The web console: wherever the management API is served, with the same sign-ins.
+    await app.register(consoleUi, { prefix: CONSOLE_PREFIX, ctx: ctx.management, principals: principalsOf(ctx.management), bindHost: ctx.bindHost });
+  }
+  return app;
+}
+
+async function mcpEndpoints(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (mcp) => {
     // MCP paths answer in JSON-RPC, whatever went wrong (bad JSON, wrong media type, too large).
     mcp.removeContentTypeParser('text/plain');
@@ -63,8 +83,4 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   // Public, answered in the REST format: where MCP clients learn how to get a token (RFC 9728).
   await protectedResourceRoutes(app, ctx.mcp.incomingAuth);
-  await app.register(managementApi, { prefix: MANAGEMENT_PREFIX, ctx: ctx.management });
-  // The web console: wherever the management API is served, with the same sign-ins.
-  await app.register(consoleUi, { prefix: CONSOLE_PREFIX, ctx: ctx.management, principals: principalsOf(ctx.management), bindHost: ctx.bindHost });
-  return app;
 }

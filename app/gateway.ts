@@ -24,7 +24,7 @@ import { buildObservability, type Observability, type ObservabilityOptions } fro
 import { buildRuntime, type Runtime } from './runtime.js';
 import { followReloads } from './follow-reloads.js';
 import { buildMcpFrontDoor, type McpFrontDoor } from './mcp-front-door.js';
-import { listen, type Listening, type ListenOptions } from './listen.js';
+import { listen, type Bound, type Listening, type ListenOptions } from './listen.js';
 
 /** What a draining replica tells clients: reconnect (elsewhere) after this long. */
 const DRAIN_RETRY_MS = 1000;
@@ -71,9 +71,15 @@ export class Gateway {
     return this.requireListening().app;
   }
 
-  /** `http://host:port` the gateway listens on. */
+  /** `http://host:port` the gateway listens on (its MCP endpoints). */
   get url(): string {
     return this.requireListening().url;
+  }
+
+  /** `http://host:port` of the management API: its own listener with `server.management.port`, else `url`. */
+  get managementUrl(): string {
+    const listening = this.requireListening();
+    return listening.management?.url ?? listening.url;
   }
 
   get controller(): GatewayController {
@@ -189,7 +195,7 @@ export class Gateway {
     }
     //    2026-07-28 listen streams end gracefully either way (their clients listen again, elsewhere or later): they would hold step 2 open.
     this.front?.listens.closeAll();
-    let closing = draining ? undefined : this.app.close();
+    let closing = draining ? undefined : this.closeListeners();
     // 2. Let forwarded requests finish, up to the timeout.
     const deadline = Date.now() + timeoutSeconds * 1000;
     const inFlight = router.inFlightCount;
@@ -199,11 +205,11 @@ export class Gateway {
     if (!finished) logger.warn({ in_flight: router.inFlightCount }, 'shutdown timeout: abandoning requests still in flight');
     else if (inFlight > 0) logger.info({ completed: inFlight }, 'in-flight requests completed');
     // 3. Stop listening; a request that came in since gets its answer before its session is closed here.
-    closing ??= this.app.close();
+    closing ??= this.closeListeners();
     if (finished) await within(requests.whenIdle(), deadline);
     // 4. Close client sessions here (ends their streams; shared ones stay in Redis), then drop any connection still open.
     await sessions.closeAll();
-    this.app.server.closeAllConnections();
+    for (const { app } of this.listeners()) app.server.closeAllConnections();
     await closing;
     // 5. The controller takes every backend to ShuttingDown and ends its process (or container).
     await this.controller.shutdown();
@@ -225,6 +231,15 @@ export class Gateway {
     await this.runtime.containers.removeOwnContainers().catch((err: unknown) => logger.warn({ err }, 'could not remove leftover containers'));
     await audit.close();
     await telemetry.shutdown();
+  }
+
+  private listeners(): Bound[] {
+    const { management, ...mcp } = this.requireListening();
+    return management ? [mcp, management] : [mcp];
+  }
+
+  private async closeListeners(): Promise<void> {
+    await Promise.all(this.listeners().map(({ app }) => app.close()));
   }
 
   private requireListening(): Listening {

@@ -1,13 +1,17 @@
 /**
- * Step 4 of start-up: the HTTP listener (MCP endpoints and the management
- * API), bound before any backend starts, so a port in use fails fast.
+ * Step 4 of start-up: the HTTP listeners, bound before any backend starts,
+ * so a port in use fails fast. One listener serves the MCP endpoints and the
+ * management API; with `server.management.port` the management API (its
+ * health and readiness probes too) has a listener of its own, so a network
+ * policy can keep it to operators, and the MCP port answers 404 under
+ * /manage/v1.
  */
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../schemas/errors.js';
 import type { GatewayConfig } from '../schemas/config.js';
 import { ConsoleSessions } from '../api/management/console-sessions.js';
 import type { Redactor } from '../runtime/observability/logging/redactor.js';
-import { buildApp } from '../api/app.js';
+import { buildApp, type AppContext, type AppServes } from '../api/app.js';
 import type { ListenAddress } from '../api/management/index.js';
 import type { Runtime } from './runtime.js';
 import type { McpFrontDoor } from './mcp-front-door.js';
@@ -19,9 +23,15 @@ export interface ListenOptions {
   port?: number;
 }
 
-export interface Listening {
+export interface Bound {
   app: FastifyInstance;
+  /** `http://host:port`, without a trailing slash. */
   url: string;
+}
+
+export interface Listening extends Bound {
+  /** The management API's own listener (`server.management.port`); absent when it shares the MCP listener. */
+  management?: Bound;
 }
 
 export async function listen(
@@ -36,8 +46,9 @@ export async function listen(
   const { controller } = runtime;
   const host = opts.host ?? config.server.host;
   const port = opts.port ?? config.server.port;
+  const { management } = config.server;
   let address: ListenAddress = { host, port, url: '' };
-  const app = await buildApp({
+  const ctx: AppContext = {
     logger,
     bindHost: host,
     allowedPeers: () => ({ hosts: controller.config.server.allowed_hosts, origins: controller.config.server.allowed_origins }),
@@ -65,22 +76,41 @@ export async function listen(
       requestShutdown,
       clients: front.clients,
     },
-  });
+  };
+  if (management.port === undefined) {
+    const bound = await bind(ctx, { mcp: true, management: true }, host, port);
+    address = { host, port: boundPort(bound.app, port), url: bound.url };
+    return bound;
+  }
+  const mcp = await bind(ctx, { mcp: true, management: false }, host, port);
+  address = { host, port: boundPort(mcp.app, port), url: mcp.url };
+  const managementHost = management.host ?? host;
+  try {
+    return { ...mcp, management: await bind({ ...ctx, bindHost: managementHost }, { mcp: false, management: true }, managementHost, management.port) };
+  } catch (err) {
+    await mcp.app.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function bind(ctx: AppContext, serves: AppServes, host: string, port: number): Promise<Bound> {
+  const app = await buildApp(ctx, serves);
   try {
     await app.listen({ host, port });
   } catch (err) {
     await app.close().catch(() => undefined);
-    throw listenError(host, port, err);
+    throw listenError(host, port, err, serves.mcp ? '' : ' (server.management.port)');
   }
-  const bound = app.server.address();
-  const boundPort = typeof bound === 'object' && bound ? bound.port : port;
-  const url = `http://${bracketed(host)}:${boundPort}`;
-  address = { host, port: boundPort, url };
-  return { app, url };
+  return { app, url: `http://${bracketed(host)}:${boundPort(app, port)}` };
 }
 
-/** `cannot listen on 127.0.0.1:9000: address in use`: one line an operator can act on. */
-function listenError(host: string, port: number, err: unknown): GatewayError {
+function boundPort(app: FastifyInstance, asked: number): number {
+  const bound = app.server.address();
+  return typeof bound === 'object' && bound ? bound.port : asked;
+}
+
+/** `cannot listen on 127.0.0.1:9000: address in use`: one line an operator can act on; `which` names the management listener. */
+function listenError(host: string, port: number, err: unknown, which: string): GatewayError {
   const code = (err as { code?: string }).code;
   const why =
     code === 'EADDRINUSE'
@@ -90,7 +120,7 @@ function listenError(host: string, port: number, err: unknown): GatewayError {
         : code === 'EADDRNOTAVAIL'
           ? 'address not available'
           : (err as Error).message;
-  return new GatewayError('listen_failed', `cannot listen on ${bracketed(host)}:${port}: ${why}`, { host, port, code });
+  return new GatewayError('listen_failed', `cannot listen on ${bracketed(host)}:${port}${which}: ${why}`, { host, port, code });
 }
 
 function bracketed(host: string): string {

@@ -90,6 +90,8 @@ const CEL_POLICIES = [
 ];
 
 const AUTH_CONFIG = {
+  // The bench reads the management API without a token (a trusted loopback: the check in controller/config/management-checks.ts).
+  server: { host: '127.0.0.1', port: 0, session_ttl: 3600, management: { open: true } },
   incoming_auth: { type: 'local', tokens: TOKENS },
   authorization: { enabled: true, default_effect: 'deny', policies: POLICIES },
 };
@@ -213,6 +215,7 @@ export async function pathCosts(backends: Record<string, unknown>): Promise<Reco
   try {
     const audience = 'http://127.0.0.1:9000/mcp';
     const jwt = parsed({
+      server: AUTH_CONFIG.server,
       incoming_auth: { type: 'jwt', issuer: idp.issuer, jwks_uri: idp.jwksUri, audience },
       authorization: AUTH_CONFIG.authorization,
     });

@@ -248,8 +248,9 @@ export class GatewayController {
       });
       return { reloaded: false, backends_added: [], backends_removed: [], backends_changed: [], errors: problems };
     }
-    if (next.config.server.host !== this.config.server.host || next.config.server.port !== this.config.server.port) {
-      this.log.warn('server.host and server.port changes take effect only after a restart');
+    const listeners = ({ server }: GatewayConfig) => [server.host, server.port, server.management.host, server.management.port].join(' ');
+    if (listeners(next.config) !== listeners(this.config)) {
+      this.log.warn('server.host, server.port and server.management.host/port changes take effect only after a restart');
     }
     if (JSON.stringify(next.config.sessions) !== JSON.stringify(this.config.sessions)) {
       this.log.warn('sessions.* changes take effect only after a restart');

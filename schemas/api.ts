@@ -473,6 +473,22 @@ export const ResourceReadSchema = Type.Object({
   ),
 });
 
+export const PromptGetBodySchema = Type.Object({
+  name: Type.String({ minLength: 1, description: 'Prompt name as exposed by the gateway.' }),
+  arguments: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Prompt arguments (strings, as MCP has them); {} or absent for none.' })),
+});
+export const PromptGetSchema = Type.Object({
+  prompt: Type.String(),
+  backend: Type.String(),
+  description: Type.Optional(Type.String()),
+  messages: Type.Array(
+    Type.Object({ role: Type.String(), content: Type.Object({ type: Type.String(), text: Type.Optional(Type.String()) }, { additionalProperties: true }) }),
+    {
+      description: 'The messages as the backend rendered them (MCP `PromptMessage`s).',
+    },
+  ),
+});
+
 export type ReloadResponse = Static<typeof ReloadSchema>;
 export type SessionRecord = Static<typeof SessionRecordSchema>;
 

@@ -306,7 +306,24 @@ export const ConfigSchema = Type.Object(
           }),
         ),
         management: Section(
-          { token: Type.Optional(Type.String({ minLength: 1 })), roles: Type.Optional(ManagementRolesSchema) },
+          {
+            token: Type.Optional(Type.String({ minLength: 1 })),
+            roles: Type.Optional(ManagementRolesSchema),
+            open: Type.Boolean({
+              default: false,
+              description:
+                'Serve the management API without a token although clients must authenticate (`incoming_auth`) or policies apply (`authorization`): for a trusted network only. Without a token and without this, such a config is refused.',
+            }),
+            port: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                maximum: 65535,
+                description:
+                  'Serve the management API (with /manage/v1/health and /ready) on a listener of its own on this port, and not on `server.port` (where /manage/v1 is then 404); `0` picks a free port.',
+              }),
+            ),
+            host: Type.Optional(Type.String({ minLength: 1, description: 'Address of the management listener (with `port`); default `server.host`.' })),
+          },
           'Management API settings. GATEWAY_MGMT_TOKEN overrides `token` when both are set.',
         ),
         console: Section(

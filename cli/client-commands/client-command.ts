@@ -5,7 +5,8 @@
  */
 import { Command, Option, type BaseContext } from 'clipanion';
 import { ManagementClient } from '../client/management-client.js';
-import { normaliseServerUrl, resolveServerUrl } from '../client/server-url.js';
+import { normaliseServerUrl, resolveMcpServerUrl, resolveServerUrl } from '../client/server-url.js';
+import { managementCalls, mcpCalls, type CapabilityCalls } from '../client/capability-calls.js';
 import { colors, wantColor, type Colors } from '../output/colors.js';
 import { defaultFormat, OUTPUT_FORMATS, renderOutput, renderRecord, type OutputFormat } from '../output/format.js';
 import { oneOf } from '../option-values.js';
@@ -15,7 +16,10 @@ import { reportError, UsageFailure } from '../output/report-error.js';
 /** Options the REPL was started with; its commands inherit them. */
 export interface GlobalDefaults {
   server?: string;
+  /** Where `/mcp` is, when it is not at `server` (a session whose management API has a port of its own). */
+  mcpServer?: string;
   token?: string;
+  mcpToken?: string;
   output?: OutputFormat;
   color?: boolean;
 }
@@ -34,6 +38,11 @@ export interface ClientContext extends BaseContext {
  */
 export interface Io {
   client: ManagementClient;
+  /** Tool calls, resource reads and prompts: through the management API, or over /mcp as the client of `--mcp-token`. */
+  calls: CapabilityCalls;
+  /** The base URL of the gateway's MCP endpoint. */
+  mcpUrl: string;
+  mcpToken?: string;
   format: OutputFormat;
   c: Colors;
   signal: AbortSignal;
@@ -52,6 +61,9 @@ export abstract class ClientCommand extends Command<ClientContext> {
     description: 'Gateway URL (default $GATEWAY_URL, else the `default` session, else the only running session, else http://127.0.0.1:9000)',
   });
   token = Option.String('-t,--token', { description: 'Management API token (default $GATEWAY_MGMT_TOKEN)' });
+  mcpToken = Option.String('--mcp-token', {
+    description: 'MCP client token (default $GATEWAY_MCP_TOKEN): tools call, resources read and prompts get then go over /mcp as that client',
+  });
   output = Option.String('-o,--output', { description: 'table, json or yaml (default table on a terminal, else json)', validator: oneOf(OUTPUT_FORMATS) });
   color = Option.Boolean('--color', { description: '--no-color: plain text even on a terminal' });
 
@@ -71,15 +83,21 @@ export abstract class ClientCommand extends Command<ClientContext> {
   private io(c: Colors, d: GlobalDefaults): Io {
     const format = this.output ?? d.output ?? defaultFormat(this.context.stdout);
     let baseUrl: string;
+    let mcpUrl: string;
     try {
       baseUrl = normaliseServerUrl(resolveServerUrl(this.server ?? d.server));
+      mcpUrl = normaliseServerUrl(this.server ?? d.mcpServer ?? resolveMcpServerUrl(d.server));
     } catch (err) {
       throw new UsageFailure((err as Error).message);
     }
     const client = new ManagementClient({ baseUrl, token: this.token ?? d.token ?? process.env.GATEWAY_MGMT_TOKEN });
+    const mcpToken = this.mcpToken ?? d.mcpToken ?? (process.env.GATEWAY_MCP_TOKEN || undefined);
     const { stdout, stderr } = this.context;
     return {
       client,
+      calls: mcpToken ? mcpCalls({ baseUrl: mcpUrl, token: mcpToken }) : managementCalls(client),
+      mcpUrl,
+      mcpToken,
       format,
       c,
       signal: this.context.signal ?? new AbortController().signal,

@@ -1,13 +1,13 @@
 /**
- * prompts list (management API), prompts get NAME [--arg key=value]… (MCP,
- * which the API has no route for), prompts pending | diff NAME | approve NAME.
+ * prompts list, prompts get NAME [--arg key=value]… (POST /prompts/get, or
+ * MCP prompts/get as the client of --mcp-token), prompts pending | diff NAME |
+ * approve NAME.
  */
 import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { clip, renderTable } from '../output/table.js';
 import { EXIT } from '../output/exit-codes.js';
 import { buildStringArguments } from './tool-arguments.js';
-import { withMcpClient } from '../client/mcp-session.js';
 import { ApproveDefinitionCommand, DefinitionDiffCommand, PendingDefinitionsCommand } from './pending-definitions.js';
 
 export class PromptsListCommand extends ClientCommand {
@@ -31,7 +31,7 @@ export class PromptsGetCommand extends ClientCommand {
   static override paths = [['prompts', 'get']];
   static override usage = Command.Usage({
     category: 'Capabilities',
-    description: 'Render a prompt (MCP prompts/get on /mcp)',
+    description: 'Render a prompt (POST /prompts/get, or MCP prompts/get with --mcp-token)',
     examples: [['With an argument', 'gateway-client prompts get fx_greet --arg name=alice']],
   });
 
@@ -40,7 +40,7 @@ export class PromptsGetCommand extends ClientCommand {
 
   async run(io: Io): Promise<number> {
     const args = buildStringArguments(this.args);
-    const result = await withMcpClient(io.client.baseUrl, (mcp) => mcp.getPrompt({ name: this.name, arguments: args }, { signal: io.signal }));
+    const result = await io.calls.getPrompt(this.name, args, io.signal);
     io.print(result, (r) =>
       r.messages.map((m) => `${io.c.bold(`[${m.role}]`)} ${m.content.type === 'text' ? m.content.text : JSON.stringify(m.content)}\n`).join(''),
     );

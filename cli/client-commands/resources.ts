@@ -24,12 +24,15 @@ export class ResourcesListCommand extends ClientCommand {
 
 export class ResourcesReadCommand extends ClientCommand {
   static override paths = [['resources', 'read']];
-  static override usage = Command.Usage({ category: 'Capabilities', description: 'Read a resource (POST /resources/read)' });
+  static override usage = Command.Usage({
+    category: 'Capabilities',
+    description: 'Read a resource (POST /resources/read, or MCP resources/read with --mcp-token)',
+  });
 
   uri = Option.String();
 
   async run(io: Io): Promise<number> {
-    io.print(await io.client.readResource(this.uri, io.signal), (r) =>
+    io.print(await io.calls.readResource(this.uri, io.signal), (r) =>
       r.contents
         .map((c) => {
           const body = c.text ?? `(${count(Buffer.from(c.blob ?? '', 'base64').length, 'byte')} of ${c.mimeType || 'binary data'}; use -o json for the base64)`;

@@ -6,7 +6,7 @@ import { EXIT } from '../output/exit-codes.js';
 import { buildArguments } from './tool-arguments.js';
 import { integerValue } from '../option-values.js';
 import { ToolSearchQuerySchema } from '../../schemas/api.js';
-import type { ToolCall } from '../client/api-types.js';
+import type { ToolOutcome } from '../client/capability-calls.js';
 import { whyHidden } from '../client/tool-availability.js';
 import { ApproveDefinitionCommand, DefinitionDiffCommand, PendingDefinitionsCommand } from './pending-definitions.js';
 
@@ -74,9 +74,9 @@ export class ToolsCallCommand extends ClientCommand {
   static override paths = [['tools', 'call']];
   static override usage = Command.Usage({
     category: 'Capabilities',
-    description: 'Call a tool (POST /tools/call)',
+    description: 'Call a tool (POST /tools/call, or MCP tools/call with --mcp-token)',
     details:
-      "Arguments come from --json (an object) and --arg key=value (repeatable, wins over --json). A value is typed by the tool's input schema: string properties take the text, others read it as JSON (`--arg count=3`). Exit code 1 when the result has isError: true.",
+      "Arguments come from --json (an object) and --arg key=value (repeatable, wins over --json). A value is typed by the tool's input schema: string properties take the text, others read it as JSON (`--arg count=3`). Exit code 1 when the result has isError: true. With an MCP client token (--mcp-token, $GATEWAY_MCP_TOKEN) the call goes over /mcp as that client.",
     examples: [
       ['Echo', 'gateway-client tools call everything_echo --arg message=hi'],
       ['JSON arguments', `gateway-client tools call memory_create_entities --json '{"entities":[]}'`],
@@ -88,9 +88,8 @@ export class ToolsCallCommand extends ClientCommand {
   json = Option.String('--json', { description: 'Arguments as a JSON object' });
 
   async run(io: Io): Promise<number> {
-    const { tools } = await io.client.capabilities({ type: 'tools', search: this.name });
-    const schema = tools.find((t) => t.name === this.name)?.input_schema as Parameters<typeof buildArguments>[2];
-    const result = await io.client.callTool(this.name, buildArguments(this.args, this.json, schema), io.signal);
+    const schema = (await io.calls.toolInputSchema(this.name)) as Parameters<typeof buildArguments>[2];
+    const result = await io.calls.callTool(this.name, buildArguments(this.args, this.json, schema), io.signal);
     io.print(result, (r) => toolResultText(io, r));
     return result.isError ? EXIT.failure : EXIT.ok;
   }
@@ -128,8 +127,8 @@ export class ToolsApproveCommand extends ApproveDefinitionCommand {
 }
 
 /** Text items as they are; other items as one JSON line each. */
-export function toolResultText(io: Io, r: ToolCall): string {
+export function toolResultText(io: Io, r: ToolOutcome): string {
   const body = r.content.map((item) => (item.type === 'text' && item.text !== undefined ? item.text : JSON.stringify(item))).join('\n');
   const text = body.endsWith('\n') || body === '' ? body : `${body}\n`;
-  return r.isError ? `${io.c.red(`Tool ${r.tool} (${r.backend}) reported an error:`)}\n${text}` : text;
+  return r.isError ? `${io.c.red(`Tool ${r.tool}${r.backend ? ` (${r.backend})` : ''} reported an error:`)}\n${text}` : text;
 }

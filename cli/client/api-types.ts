@@ -36,6 +36,7 @@ export type PendingPrompts = Static<typeof api.PendingPromptsSchema>;
 export type ApprovedTool = Static<typeof api.ApprovedToolSchema>;
 export type ApprovedPrompt = Static<typeof api.ApprovedPromptSchema>;
 export type ResourceRead = Static<typeof api.ResourceReadSchema>;
+export type PromptGet = Static<typeof api.PromptGetSchema>;
 export type AuthorizationCheckRequest = Static<typeof api.AuthorizationCheckBodySchema>;
 export type AuthorizationCheck = Static<typeof api.AuthorizationCheckSchema>;
 

@@ -1,7 +1,8 @@
 /**
  * What can go wrong talking to a gateway, as seen by a client: the server
- * answered with an error body, or nothing answered at all. Commands map
- * these to exit codes 1 and 3 (cli/output/exit-codes.ts).
+ * answered with an error body, it wanted credentials (401), or nothing
+ * answered at all. Commands map these to exit codes 1, 4 and 3
+ * (cli/output/exit-codes.ts).
  */
 import type { ErrorBody } from '../../schemas/api.js';
 
@@ -15,6 +16,27 @@ export class ApiError extends Error {
     super(`${body.error}: ${body.message}`);
     this.name = 'ApiError';
   }
+}
+
+/** Which credentials a 401 was about: the management token, or an MCP client's token on `/mcp`. */
+export type CredentialKind = 'management' | 'mcp';
+
+/** A 401: the credentials were missing or refused. Still an ApiError, so code that only reports one keeps working. */
+export class AuthenticationError extends ApiError {
+  constructor(
+    status: number,
+    body: ErrorBody,
+    url: string,
+    readonly credential: CredentialKind,
+  ) {
+    super(status, body, url);
+    this.name = 'AuthenticationError';
+  }
+}
+
+/** The error for a non-2xx answer: a 401 is an authentication problem, anything else the server's error. */
+export function httpError(status: number, body: ErrorBody, url: string, credential: CredentialKind): ApiError {
+  return status === 401 ? new AuthenticationError(status, body, url, credential) : new ApiError(status, body, url);
 }
 
 /** No HTTP answer: connection refused, DNS failure, timeout, reset. */

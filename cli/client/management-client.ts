@@ -1,10 +1,10 @@
 /**
  * The management API of one gateway (`/manage/v1`), typed from the schemas
  * the server serialises with. Every method resolves with the API's JSON as
- * is, or throws ApiError (the server said no) or UnreachableError (nothing
- * answered). Used by gateway-client, its REPL and the TUI.
+ * is, or throws ApiError (the server said no; AuthenticationError for a 401)
+ * or UnreachableError (nothing answered). Used by gateway-client, its REPL and the TUI.
  */
-import { ApiError, errorBodyOf, networkReason, UnreachableError } from './errors.js';
+import { errorBodyOf, httpError, networkReason, UnreachableError } from './errors.js';
 import type * as T from './api-types.js';
 
 export interface ManagementClientOptions {
@@ -65,7 +65,7 @@ export class ManagementClient {
       throw new UnreachableError(this.baseUrl, networkReason(err));
     }
     const text = await res.text();
-    if (!res.ok) throw new ApiError(res.status, errorBodyOf(res.status, res.statusText, text), url);
+    if (!res.ok) throw httpError(res.status, errorBodyOf(res.status, res.statusText, text), url, 'management');
     return (text ? JSON.parse(text) : undefined) as R;
   }
 
@@ -117,6 +117,8 @@ export class ManagementClient {
   callTool = (tool: string, args: Record<string, unknown>, signal?: AbortSignal) =>
     this.request<T.ToolCall>('POST', '/tools/call', { body: { tool, arguments: args }, signal, timeoutMs: null });
   readResource = (uri: string, signal?: AbortSignal) => this.request<T.ResourceRead>('POST', '/resources/read', { body: { uri }, signal, timeoutMs: null });
+  getPrompt = (name: string, args: Record<string, string>, signal?: AbortSignal) =>
+    this.request<T.PromptGet>('POST', '/prompts/get', { body: { name, arguments: args }, signal, timeoutMs: null });
 
   // --- authorization ---
   authorizationCheck = (body: T.AuthorizationCheckRequest) => this.request<T.AuthorizationCheck>('POST', '/authorization/check', { body });

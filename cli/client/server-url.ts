@@ -2,18 +2,31 @@
  * Which gateway a client talks to: `-s/--server`, else `$GATEWAY_URL`, else
  * the URL of the running `default` session, else of the only running
  * session, else http://127.0.0.1:9000. gateway-client and the TUI both start
- * from this (the TUI's server list: cli/servers/server-choices.ts).
+ * from this (the TUI's server list: cli/servers/server-choices.ts). A
+ * session whose management API has a port of its own says so in its file:
+ * management calls go there, MCP calls to its MCP port; a URL given by hand
+ * is used for both.
  */
 import { defaultLocalSession } from '../sessions/default-session.js';
-import { sessionUrl } from '../sessions/session-record.js';
+import { sessionManagementUrl, sessionUrl } from '../sessions/session-record.js';
 
 export const FALLBACK_SERVER_URL = 'http://127.0.0.1:9000';
 
+/** The gateway whose management API a client calls. */
 export function resolveServerUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return resolveWith(flag, env, sessionManagementUrl);
+}
+
+/** The gateway whose MCP endpoint (`/mcp`) a client calls. */
+export function resolveMcpServerUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return resolveWith(flag, env, sessionUrl);
+}
+
+function resolveWith(flag: string | undefined, env: NodeJS.ProcessEnv, urlOf: typeof sessionManagementUrl): string {
   if (flag) return flag;
   if (env.GATEWAY_URL) return env.GATEWAY_URL;
   const session = defaultLocalSession(env);
-  return session ? sessionUrl(session.record) : FALLBACK_SERVER_URL;
+  return session ? urlOf(session.record) : FALLBACK_SERVER_URL;
 }
 
 /**

@@ -13,6 +13,8 @@ import type { LogFormat } from '../../runtime/observability/logging/console-form
 
 export interface BannerInfo {
   url: string;
+  /** The management API's base URL: `url`, or its own listener's (`server.management.port`). */
+  managementUrl: string;
   session: string;
 }
 
@@ -25,7 +27,7 @@ export function banner(format: LogFormat, b: BannerInfo): string {
       `MCP gateway ${GATEWAY_VERSION} is listening`,
       `  Streamable HTTP  ${b.url}/mcp`,
       `  SSE              ${b.url}/sse`,
-      `  Management API   ${b.url}/manage/v1`,
+      `  Management API   ${b.managementUrl}/manage/v1`,
       '',
     ].join('\n');
   return jsonLine('info', 'listening', {
@@ -34,7 +36,7 @@ export function banner(format: LogFormat, b: BannerInfo): string {
     url: b.url,
     mcp_url: `${b.url}/mcp`,
     sse_url: `${b.url}/sse`,
-    management_url: `${b.url}/manage/v1`,
+    management_url: `${b.managementUrl}/manage/v1`,
   });
 }
 

@@ -149,13 +149,14 @@ export class ServerCommand extends Command {
       else this.fail({ message: (err as Error).stack ?? String(err) }, redactor);
       return 1;
     }
-    const address = new URL(gateway.url);
+    const address = hostAndPort(gateway.url);
+    const management = gateway.managementUrl === gateway.url ? undefined : hostAndPort(gateway.managementUrl);
     let session: string;
     try {
       session = claimName(this.name, {
         pid: process.pid,
-        host: address.hostname.replace(/^\[|\]$/g, ''),
-        port: Number(address.port || 80),
+        ...address,
+        ...(management && { management_host: management.host, management_port: management.port }),
         config: gateway.controller.loaded.filePath,
         log_file: detachedLogFile ?? null,
         started_at: new Date().toISOString(),
@@ -196,8 +197,14 @@ export class ServerCommand extends Command {
     gateway.logger.info({ session }, `session ${session} (stop with: gateway stop ${session})`);
     // Start-up lines may still sit in the log buffer; they belong before the banner.
     flushLogsSync();
-    this.context.stdout.write(banner(this.format, { url: gateway.url, session }));
+    this.context.stdout.write(banner(this.format, { url: gateway.url, managementUrl: gateway.managementUrl, session }));
     if (detachedLogFile) notifyDetachParent({ name: session, url: gateway.url, pid: process.pid });
     return stopped;
   }
+}
+
+/** `http://[::1]:9000` → `{ host: '::1', port: 9000 }`, as a session file records it. */
+function hostAndPort(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 80) };
 }

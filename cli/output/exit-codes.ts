@@ -8,4 +8,6 @@ export const EXIT = {
   usage: 2,
   /** Nothing answered at the server URL. */
   unreachable: 3,
+  /** The server wanted credentials (401): no token, or one it refused. */
+  authentication: 4,
 } as const;

@@ -19,7 +19,14 @@ export class ReplCommand extends ClientCommand {
     const ctx: LineContext = {
       cli: buildClientCli(io.c.isColorSupported),
       // The REPL's own options become every command's defaults.
-      defaults: { server: io.client.baseUrl, token: this.token ?? d.token, output: this.output ?? d.output, color: this.color ?? d.color },
+      defaults: {
+        server: io.client.baseUrl,
+        mcpServer: io.mcpUrl,
+        token: this.token ?? d.token,
+        mcpToken: io.mcpToken,
+        output: this.output ?? d.output,
+        color: this.color ?? d.color,
+      },
       c: io.c,
       stdout: this.context.stdout,
       stderr: this.context.stderr,

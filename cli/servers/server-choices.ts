@@ -7,7 +7,7 @@
  * first running session when that default is only the fallback URL.
  */
 import { readSessions } from '../sessions/session-files.js';
-import { sessionUrl } from '../sessions/session-record.js';
+import { sessionManagementUrl } from '../sessions/session-record.js';
 import { FALLBACK_SERVER_URL, normaliseServerUrl, resolveServerUrl } from '../client/server-url.js';
 import type { ServersFile } from './servers-file.js';
 import { isLoopbackHost } from '../../runtime/net/loopback.js';
@@ -55,7 +55,7 @@ export function serverChoices(opts: ChoiceOptions): { choices: ServerChoice[]; a
 
   for (const s of readSessions(env)) {
     if (!s.running) continue;
-    const url = sessionUrl(s.record);
+    const url = sessionManagementUrl(s.record);
     const same = known(url);
     if (same) same.logFile ??= s.record.log_file;
     else choices.push({ name: `session/${s.record.name}`, url, token: fallbackToken, source: 'session', logFile: s.record.log_file });

@@ -12,6 +12,9 @@ export interface SessionRecord {
   pid: number;
   host: string;
   port: number;
+  /** The management API's own listener (`server.management.port`); absent when it shares host and port. */
+  management_host?: string;
+  management_port?: number;
   /** Absolute path of the config file the server loaded. */
   config: string;
   /** Where a detached server's output goes; null for a foreground server (its terminal). */
@@ -35,9 +38,15 @@ export function sessionFile(name: string, env?: NodeJS.ProcessEnv): string {
   return join(sessionsDir(env), `${name}.json`);
 }
 
+/** The base URL of the session's MCP endpoints (`/mcp`, `/sse`). */
 export function sessionUrl(s: Pick<SessionRecord, 'host' | 'port'>): string {
   const host = s.host === '0.0.0.0' ? '127.0.0.1' : s.host === '::' ? '::1' : s.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${s.port}`;
+}
+
+/** The base URL of the session's management API: its own listener when it has one, else the MCP one. */
+export function sessionManagementUrl(s: Pick<SessionRecord, 'host' | 'port' | 'management_host' | 'management_port'>): string {
+  return s.management_port === undefined ? sessionUrl(s) : sessionUrl({ host: s.management_host ?? s.host, port: s.management_port });
 }
 
 /** Parses a session file's text; null when it is not a session record (a broken or foreign file). */
@@ -59,6 +68,7 @@ export function parseSessionRecord(text: string): SessionRecord | null {
     typeof r.config === 'string' &&
     (typeof r.log_file === 'string' || r.log_file === null) &&
     typeof r.started_at === 'string' &&
-    !Number.isNaN(Date.parse(r.started_at));
+    !Number.isNaN(Date.parse(r.started_at)) &&
+    (r.management_port === undefined || (Number.isInteger(r.management_port) && typeof r.management_host === 'string'));
   return ok ? (value as SessionRecord) : null;
 }

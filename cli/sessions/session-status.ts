@@ -1,10 +1,13 @@
 /** What `gateway status` shows for each session: the record, its URL and uptime, and the health it reports. */
 import { probeHealth, type Health } from './probe.js';
 import { pruneStale, readSessions } from './session-files.js';
-import { sessionUrl, type SessionRecord } from './session-record.js';
+import { sessionManagementUrl, sessionUrl, type SessionRecord } from './session-record.js';
 
 export interface SessionStatus extends SessionRecord {
+  /** Where MCP clients connect (`<url>/mcp`). */
   url: string;
+  /** Where the management API is (`<management_url>/manage/v1`): `url` unless it has a port of its own. */
+  management_url: string;
   uptime_seconds: number;
   /** The aggregate health from /manage/v1/health, or `unreachable` when the process lives but does not answer. */
   health: Health['status'] | 'unreachable';
@@ -17,10 +20,12 @@ export async function sessionStatuses(env?: NodeJS.ProcessEnv, now = Date.now())
   const sessions = await Promise.all(
     live.map(async ({ record }): Promise<SessionStatus> => {
       const url = sessionUrl(record);
-      const health = await probeHealth(url);
+      const managementUrl = sessionManagementUrl(record);
+      const health = await probeHealth(managementUrl);
       return {
         ...record,
         url,
+        management_url: managementUrl,
         uptime_seconds: Math.max(0, (now - Date.parse(record.started_at)) / 1000),
         health: health?.status ?? 'unreachable',
         backends: health?.backends ?? null,

@@ -30,6 +30,7 @@ import { pluginProblems } from './plugin-checks.js';
 import { accessProblems } from './access-checks.js';
 import { consoleProblems } from './console-checks.js';
 import { choiceMessage, foldChoiceUnions } from './choice-errors.js';
+import { managementProblems } from './management-checks.js';
 import { RESOURCE_PATTERN, RESOURCE_PATTERN_HINT } from '../../schemas/access-config.js';
 import { resolveConfigPaths } from './relative-paths.js';
 import { mapStrings } from '../../runtime/map-strings.js';
@@ -120,6 +121,7 @@ export function parseConfigText(text: string, opts: ParseOptions = {}): GatewayC
     ...pluginProblems(expanded, opts.configDir),
     ...accessProblems(expanded, opts.env ?? process.env),
     ...consoleProblems(expanded),
+    ...managementProblems(expanded, opts.env ?? process.env),
   ];
   problems.push(...[...schemaProblems(expanded), ...spanning].filter((p) => !unresolved.some((u) => p.path === u || p.path.startsWith(`${u}.`))));
   if (problems.length > 0) {

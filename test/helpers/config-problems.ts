@@ -1,4 +1,4 @@
-/** What the config loader says about a YAML text: each problem as `path: message`, none when it loads. */
+/** The problems a config text has, as `path: message` lines ([] when it loads), with the environment the test gives. */
 import { parseConfigText } from '../../controller/config/config-loader.js';
 import { ConfigError } from '../../schemas/errors.js';
 

@@ -1,11 +1,13 @@
 /**
- * POST /tools/call and /resources/read: the same Router path as MCP clients
- * (routing, timeout, audit, telemetry), as caller session `management`.
+ * POST /tools/call, /resources/read and /prompts/get: the same Router path as
+ * MCP clients (routing, timeout, audit, telemetry), as caller session
+ * `management`.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ResourceReadBodySchema, ResourceReadSchema, ToolCallBodySchema, ToolCallSchema } from '../../../schemas/api.js';
+import { PromptGetBodySchema, PromptGetSchema, ResourceReadBodySchema, ResourceReadSchema, ToolCallBodySchema, ToolCallSchema } from '../../../schemas/api.js';
 import type { CallerContext, ForwardOptions, JsonObject } from '../../../runtime/routing/caller.js';
 import type { ManagementContext } from '../context.js';
 import { BAD_REQUEST, doc, errors } from '../route-doc.js';
@@ -90,6 +92,32 @@ export function proxyRoutes(app: FastifyInstance, ctx: ManagementContext): void 
         ...(typeof c.blob === 'string' ? { blob: c.blob } : {}),
       }));
       return { uri, backend, contents };
+    },
+  );
+
+  r.post(
+    '/prompts/get',
+    {
+      schema: {
+        ...doc('proxy', 'Render a prompt through the gateway', { role: 'operator' }),
+        body: PromptGetBodySchema,
+        response: { 200: PromptGetSchema, ...callErrors('prompt') },
+      },
+    },
+    async (req, reply) => {
+      const { name, arguments: args } = req.body;
+      let backend = '';
+      const result = await ctx.router.getPrompt(
+        caller(req),
+        { name, ...(args && { arguments: args }) },
+        { ...abortOnDisconnect(reply), onBackend: (b) => (backend = b) },
+      );
+      return {
+        prompt: name,
+        backend,
+        ...(typeof result.description === 'string' ? { description: result.description } : {}),
+        messages: Array.isArray(result.messages) ? (result.messages as Static<typeof PromptGetSchema>['messages']) : [],
+      };
     },
   );
 }

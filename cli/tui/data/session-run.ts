@@ -7,15 +7,15 @@
  * runs is a new run.
  */
 import { readSessions } from '../../sessions/session-files.js';
-import { sessionUrl } from '../../sessions/session-record.js';
+import { sessionManagementUrl } from '../../sessions/session-record.js';
 
 export interface SessionRun {
   logFile: string;
   pid: number;
 }
 
-/** The running session that serves `url` and logs to `logFile`, if there is one. */
+/** The running session whose management API is at `url` and that logs to `logFile`, if there is one. */
 export function currentRun(url: string, logFile: string, env: NodeJS.ProcessEnv = process.env): SessionRun | undefined {
-  const found = readSessions(env).find((s) => s.running && s.record.log_file === logFile && sessionUrl(s.record) === url);
+  const found = readSessions(env).find((s) => s.running && s.record.log_file === logFile && sessionManagementUrl(s.record) === url);
   return found && { logFile, pid: found.record.pid };
 }

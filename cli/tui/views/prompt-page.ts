@@ -1,6 +1,5 @@
-/** A prompt: its arguments; Enter edits them (JSON) and gets it over MCP (the management API has no prompts route). */
-import type { GetPromptResult } from '@modelcontextprotocol/client';
-import { withMcpClient } from '../../client/mcp-session.js';
+/** A prompt: its arguments; Enter edits them (JSON) and gets it (POST /prompts/get: no client token needed on /mcp). */
+import type { PromptGet } from '../../client/api-types.js';
 import type { PageContext, PageSpec } from '../page-spec.js';
 import { alignedLines } from '../columns.js';
 import { line, seg, type Line } from '../text.js';
@@ -54,8 +53,8 @@ export const promptPage: PageSpec = {
     const name = ctx.page.subject ?? '';
     ctx.tui.request(
       ctx.page,
-      () => withMcpClient(ctx.tui.client.baseUrl, (client) => client.getPrompt({ name, arguments: values })),
-      (r: GetPromptResult) => ({ lines: messageLines(r, ctx.width) }),
+      () => ctx.tui.client.getPrompt(name, values),
+      (r: PromptGet) => ({ lines: messageLines(r, ctx.width) }),
     );
   },
 };
@@ -64,7 +63,7 @@ function promptOf(ctx: PageContext) {
   return ctx.data.capabilities?.prompts.find((p) => p.name === ctx.page.subject);
 }
 
-function messageLines(r: GetPromptResult, width: number): Line[] {
+function messageLines(r: PromptGet, width: number): Line[] {
   const out: Line[] = [];
   if (r.description) out.push(line(seg(r.description, { dim: true })));
   for (const m of r.messages) out.push(line(seg(`[${m.role}]`, { color: 'magenta', bold: true })), ...contentLines([m.content as ContentItem], width));

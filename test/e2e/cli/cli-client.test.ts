@@ -19,7 +19,7 @@ import { CLIENT_BIN, GATEWAY_BIN, clientJson, runBin } from '../../helpers/cli-r
 import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait.js';
 
-const TOKEN = 'cli-test-token-0123456789';
+const TOKEN = 'cli-test-token-0123456789abcdef01234567';
 let gw: GatewayProcess;
 let api: ReturnType<typeof managementClient>;
 let env: NodeJS.ProcessEnv;
@@ -87,14 +87,14 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     const fx = (await api.get('/backends')).body.backends.find((b: any) => b.name === 'fx');
     expect(steady(await json(['backends', 'show', 'fx']))).toEqual(steady(fx));
 
-    // The sessions list is compared once this client's own calls are done (prompts get ends its MCP session).
+    // The sessions list is compared once this client's own calls are done.
     const sessions = await json(['sessions', 'list']);
     expect(steady(sessions)).toEqual(steady((await api.get('/sessions')).body));
     const table = await client(['-s', gw.url, '-o', 'table', 'sessions', 'list']);
     expect(table.stdout).toMatch(/ID\s+TRANSPORT\s+USER\s+TOOLS\s+AGE\s+IDLE\s+EXPIRED\s+REPLICA/);
   });
 
-  it('proxy commands: tools call (typed --arg, --json, isError exits 1), resources read, prompts get over MCP', async () => {
+  it('proxy commands: tools call (typed --arg, --json, isError exits 1), resources read, prompts get', async () => {
     const echo = await json(['tools', 'call', 'fx_echo', '--arg', 'text=hello there']);
     const viaApi = await api.post('/tools/call', { tool: 'fx_echo', arguments: { text: 'hello there' } });
     // The same answer, but for the id each call is given (its audit record's call_id).
@@ -115,10 +115,13 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(read).toEqual((await api.post('/resources/read', { uri: 'fixture://fx/info' })).body);
     expect((await client(['-s', gw.url, '-o', 'table', 'resources', 'read', 'fixture://fx/info'])).stdout).toBe('info from fx\n');
 
+    // Through POST /prompts/get; the messages are what an MCP client gets.
     const prompt = await json(['prompts', 'get', 'fx_greet', '--arg', 'name=alice']);
+    expect(prompt).toEqual((await api.post('/prompts/get', { name: 'fx_greet', arguments: { name: 'alice' } })).body);
+    expect(prompt).toMatchObject({ prompt: 'fx_greet', backend: 'fx' });
     const sdk = new Client({ name: 'cli-test', version: '1' });
     await sdk.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`)));
-    expect(prompt).toEqual(await sdk.getPrompt({ name: 'fx_greet', arguments: { name: 'alice' } }));
+    expect(prompt.messages).toEqual((await sdk.getPrompt({ name: 'fx_greet', arguments: { name: 'alice' } })).messages);
     await sdk.close();
     const unknownPrompt = await client(['-s', gw.url, 'prompts', 'get', 'nope']);
     expect(unknownPrompt.code).toBe(1);
@@ -171,14 +174,15 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     expect(show.stdout).toMatch(/^Protocol: +2025-11-25$/m);
     expect(table.stdout).not.toContain('\x1b[');
 
-    // The token: -t wins; without one the API refuses (exit 1, the server's error shown).
+    // The token: -t wins; without one the API refuses (exit 4, an authentication problem, with the way out).
     const noToken = await client(['-s', gw.url, 'backends', 'list'], { env: { GATEWAY_MGMT_TOKEN: '' } });
-    expect(noToken.code).toBe(1);
-    expect(noToken.stderr).toMatch(/Error 401 unauthorized/);
+    expect(noToken.code).toBe(4);
+    expect(noToken.stderr).toMatch(/Authentication failed \(401 unauthorized\)/);
+    expect(noToken.stderr).toContain('-t TOKEN, or GATEWAY_MGMT_TOKEN');
     const withFlag = await client(['-s', gw.url, '-t', TOKEN, 'backends', 'list'], { env: { GATEWAY_MGMT_TOKEN: '' } });
     expect(withFlag.code).toBe(0);
     const wrong = await client(['-s', gw.url, '--token', 'wrong', 'backends', 'list']);
-    expect(wrong.code).toBe(1);
+    expect(wrong.code).toBe(4);
 
     for (const args of [
       ['frobnicate'],

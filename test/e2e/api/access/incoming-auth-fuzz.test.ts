@@ -130,9 +130,13 @@ describe('a fuzz of Authorization headers', () => {
     const audience = `http://127.0.0.1:${port}/mcp`;
     mint = () => idp.mint(key, { sub: 'fuzzer', aud: audience });
     [local, jwt] = await Promise.all([
-      startGateway({ backends: { fx: stdioFixture() }, incoming_auth: { type: 'local', tokens: [{ name: 'fuzzer', token: TOKEN }] } }),
       startGateway({
-        server: { host: '127.0.0.1', port },
+        server: { host: '127.0.0.1', port: 0, management: { open: true } },
+        backends: { fx: stdioFixture() },
+        incoming_auth: { type: 'local', tokens: [{ name: 'fuzzer', token: TOKEN }] },
+      }),
+      startGateway({
+        server: { host: '127.0.0.1', port, management: { open: true } },
         backends: { fx: stdioFixture() },
         incoming_auth: { type: 'jwt', issuer: idp.issuer, jwks_uri: idp.jwksUri, audience },
       }),

@@ -57,7 +57,8 @@ describe('incoming_auth jwt', () => {
     const port = await freePort();
     audience = `http://127.0.0.1:${port}/mcp`;
     h = await startGateway({
-      server: { host: '127.0.0.1', port },
+      // The test reads GET /manage/v1/sessions without a token.
+      server: { host: '127.0.0.1', port, management: { open: true } },
       backends: { github: stdioFixture(['--name', 'github', '--tools', 'create_issue,delete_repo']) },
       incoming_auth: { type: 'jwt', issuer: idp.issuer, jwks_uri: idp.jwksUri, audience, required_scopes: ['mcp:tools'] },
       authorization: {

@@ -28,7 +28,7 @@ import { copySkillFixtures } from '../../../helpers/skill-fixtures.js';
 const DEV = 'dev-token-0123456789abcdef';
 const ADMIN = 'admin-token-0123456789abcdef';
 const NOBODY = 'nobody-token-0123456789abcdef';
-const MGMT = 'management-token-0123456789';
+const MGMT = 'management-token-0123456789abcdef012345';
 
 const POLICIES = [
   { effect: 'allow', roles: ['admin'], resources: ['*'] },

@@ -107,7 +107,8 @@ describe('incoming_auth oidc: an MCP client signs in by itself', () => {
     audience = `http://127.0.0.1:${port}/mcp`;
     as.allowResource(audience);
     h = await startGateway({
-      server: { host: '127.0.0.1', port },
+      // The test reads GET /manage/v1/sessions without a token.
+      server: { host: '127.0.0.1', port, management: { open: true } },
       backends: { github: stdioFixture(['--name', 'github', '--tools', 'create_issue,delete_repo']) },
       incoming_auth: { type: 'oidc', issuer: as.issuer, audience, required_scopes: ['mcp:tools'] },
       authorization: {

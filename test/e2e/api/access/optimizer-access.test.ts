@@ -37,6 +37,7 @@ describe('optimizer with authorization: each caller finds only what it may use',
 
   beforeAll(async () => {
     h = await startGateway({
+      server: { host: '127.0.0.1', port: 0, management: { open: true } },
       health: { interval_s: 3600 },
       optimizer: { enabled: true, keep_tools: ['*_whoami'] },
       incoming_auth: {

@@ -67,6 +67,7 @@ describe('authorization.policies[].when', () => {
         { policy_index: 1, outcome: 'false' },
         { policy_index: 2, outcome: 'true' },
       ],
+      policy: POLICIES[2],
     });
     expect(await write({ label: 'nope' })).toMatchObject({
       allowed: false,

@@ -428,6 +428,33 @@ describe('management API (open, two backends)', () => {
     });
   });
 
+  describe('POST /prompts/get', () => {
+    it('renders a prompt through the router, as the management caller, audited', async () => {
+      const res = await api.post('/prompts/get', { name: 's_greet', arguments: { name: 'ada' } });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toEqual({
+        prompt: 's_greet',
+        backend: 's',
+        messages: [{ role: 'user', content: { type: 'text', text: 'Hello ada from sfix' } }],
+      });
+      const auditFile = join(h.dir, 'audit.jsonl');
+      await expect.poll(() => existsSync(auditFile) && readFileSync(auditFile, 'utf8').includes('"get_prompt"'), { timeout: 5000 }).toBe(true);
+      const rec = readFileSync(auditFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .find((r) => r.target.method === 'get_prompt');
+      expect(rec.source.session_id).toBe('management');
+      expect(rec.target).toMatchObject({ backend: 's', capability_name: 's_greet', original_name: 'greet' });
+    });
+
+    it('unknown prompt 404, bad body 400', async () => {
+      expectError(await api.post('/prompts/get', { name: 'nope' }), 404, 'prompt_not_found');
+      expectError(await api.post('/prompts/get', {}), 400, 'bad_request');
+      expectError(await api.post('/prompts/get', { name: 's_greet', arguments: { name: 7 } }), 400, 'bad_request');
+    });
+  });
+
   it('an unknown management path is a 404 with the error body', async () => {
     expectError(await api.get('/nope'), 404, 'not_found');
     expectError(await api.request('DELETE', '/backends'), 404, 'not_found');
@@ -462,6 +489,7 @@ describe('management API (open, two backends)', () => {
       ['post', '/tools/call'],
       ['get', '/tools/search'],
       ['post', '/resources/read'],
+      ['post', '/prompts/get'],
       ['get', '/tools/pending'],
       ['get', '/prompts/pending'],
       ['post', '/tools/{name}/approve'],
@@ -476,7 +504,7 @@ describe('management API (open, two backends)', () => {
       ['get', '/backends/{name}/stderr'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(33);
+    expect(Object.keys(paths)).toHaveLength(34);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }, { consoleSession: [] }]);
@@ -509,7 +537,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(35);
+      expect(operations).toHaveLength(36);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post|delete)[A-Z]\w+$/.test(id)),
@@ -569,6 +597,7 @@ describe('management API (open, two backends)', () => {
         '/manage/v1/registry/install': true,
         '/manage/v1/tools/call': true,
         '/manage/v1/resources/read': true,
+        '/manage/v1/prompts/get': true,
         '/manage/v1/tools/{name}/approve': false,
         '/manage/v1/prompts/{name}/approve': false,
         '/manage/v1/authorization/check': true,

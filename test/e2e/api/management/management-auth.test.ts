@@ -10,7 +10,7 @@ import { managementClient, expectError } from '../../../helpers/management-clien
 import { managementToken, tokenMatches, TOKEN_ENV } from '../../../../api/management/auth.js';
 import type { GatewayConfig } from '../../../../schemas/config.js';
 
-const TOKEN = 'config-token-0123456789';
+const TOKEN = 'config-token-0123456789abcdef0123456789';
 
 /** Every protected endpoint, with the status a correct token gets on this backend-less gateway. */
 const PROTECTED: Array<[method: string, path: string, body: unknown, okStatus: number]> = [
@@ -131,9 +131,9 @@ describe('management API authentication', () => {
   });
 
   it('GATEWAY_MGMT_TOKEN wins over server.management.token', async () => {
-    process.env[TOKEN_ENV] = 'env-token-abcdef';
+    process.env[TOKEN_ENV] = 'env-token-0123456789abcdef0123456789ab';
     expectError(await api.get('/status', { token: TOKEN }), 401, 'unauthorized');
-    expect((await api.get('/status', { token: 'env-token-abcdef' })).status).toBe(200);
+    expect((await api.get('/status', { token: 'env-token-0123456789abcdef0123456789ab' })).status).toBe(200);
     process.env[TOKEN_ENV] = '';
     expect((await api.get('/status', { token: TOKEN })).status).toBe(200);
   });

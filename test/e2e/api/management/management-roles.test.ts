@@ -207,7 +207,14 @@ describe('management roles and console sign-in', { timeout: 60_000 }, () => {
 
   it('POST /authorization/check names the deciding policy', async () => {
     const res = await as('viewer').post('/authorization/check', { roles: ['sre'], resource: 'tool:fx_add' });
-    expect(res.body).toEqual({ allowed: false, policy_index: 0, effect: 'deny', policy: { effect: 'deny', roles: ['sre'], resources: ['tool:fx_add'] } });
+    expect(res.body).toEqual({
+      allowed: false,
+      policy_index: 0,
+      effect: 'deny',
+      reason: 'policy 0 (deny) matched the roles and the resource',
+      conditions: [],
+      policy: { effect: 'deny', roles: ['sre'], resources: ['tool:fx_add'] },
+    });
     expect((await as('viewer').post('/authorization/check', { roles: [], resource: 'tool:fx_add' })).body.policy).toBeNull();
   });
 

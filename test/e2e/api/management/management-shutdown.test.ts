@@ -50,14 +50,14 @@ describe('POST /shutdown', () => {
     const gw = await startGatewayCli({
       args: ['--config', configPath, '--port', '0', '--log-level', 'warn'],
       cwd: dir,
-      env: { ...process.env, GATEWAY_MGMT_TOKEN: 'cli-secret' },
+      env: { ...process.env, GATEWAY_MGMT_TOKEN: 'cli-secret-0123456789abcdef0123456789' },
     });
     const exited = new Promise<number | null>((resolve) => {
       if (gw.child.exitCode !== null) resolve(gw.child.exitCode);
       gw.child.once('exit', (code) => resolve(code));
     });
     try {
-      const api = managementClient(gw.url, 'cli-secret');
+      const api = managementClient(gw.url, 'cli-secret-0123456789abcdef0123456789');
       expectError(await api.post('/shutdown', { timeout_seconds: 1 }, { token: null }), 401, 'unauthorized');
       const res = await api.post('/shutdown', { timeout_seconds: 1 });
       expect(res.status).toBe(200);

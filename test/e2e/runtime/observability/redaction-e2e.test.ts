@@ -34,7 +34,7 @@ import { runGatewayCliToExit, startGatewayCli } from '../../../helpers/gateway-c
 const ENV_TOKEN = 'envtok-7f3a9c1e5b2d4f60a8e1';
 const HEADER_TOKEN = 'hdrtok-91c2e4f6a8b0d2e4c6a9';
 const REF_SECRET = 'refsec-3d5f7a9b1c2e4f6a8b0d';
-const MGMT_TOKEN = 'mgmtok-5a7c9e1b3d5f7a9c1e3b';
+const MGMT_TOKEN = 'mgmtok-5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e';
 const SECRETS = { ENV_TOKEN, HEADER_TOKEN, REF_SECRET, MGMT_TOKEN };
 
 const LEAKY_MAIN = join(repoRoot(), 'dist', 'test', 'fixtures', 'leaky-server-main.js');

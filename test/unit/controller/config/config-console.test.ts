@@ -108,7 +108,8 @@ describe('config checks of the console keys', () => {
     expect(problems('server: { management: { roles: { admin: [ops] } } }')).toEqual(['server.management.roles']);
     expect(
       problems('server: { console: { oidc: { client_id: c } } }\nincoming_auth: { type: local, tokens: [{ name: a, token: aaaaaaaaaaaaaaaaaaaa }] }'),
-    ).toEqual(['server.console.oidc']);
+      // Also: client authentication with neither a management token nor roles leaves the API open (issue 31).
+    ).toEqual(['server.console.oidc', 'server.management']);
     expect(
       problems(
         'server: { management: { roles: { viewer: ["*"] } }, console: { oidc: { client_id: c } } }\nincoming_auth: { type: oidc, issuer: "https://idp.example", audience: "https://gw.example/mcp" }',

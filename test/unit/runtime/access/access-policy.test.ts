@@ -171,6 +171,8 @@ describe('AccessControl', () => {
 });
 
 describe('config: incoming_auth and authorization', () => {
+  // Client authentication needs a management token (controller/config/management-checks.ts).
+  const MGMT_ENV = { GATEWAY_MGMT_TOKEN: 'test-management-token-0123456789abcdef' };
   const problems = configProblems;
 
   it('defaults to anonymous and authorization off', () => {
@@ -180,36 +182,37 @@ describe('config: incoming_auth and authorization', () => {
   });
 
   it('says which keys a type needs and which belong to another type', () => {
-    expect(problems('incoming_auth: { type: jwt, issuer: "https://idp.example.com" }')).toEqual([
+    expect(problems('incoming_auth: { type: jwt, issuer: "https://idp.example.com" }', MGMT_ENV)).toEqual([
       'incoming_auth.jwks_uri: is required for type `jwt`',
       'incoming_auth.audience: is required for type `jwt`',
     ]);
-    expect(problems('incoming_auth: { type: oidc, issuer: "https://idp", audience: "http://gw/mcp", jwks_uri: "https://idp/jwks" }')).toEqual([
+    expect(problems('incoming_auth: { type: oidc, issuer: "https://idp", audience: "http://gw/mcp", jwks_uri: "https://idp/jwks" }', MGMT_ENV)).toEqual([
       'incoming_auth.jwks_uri: is read only by type jwt (the type is `oidc`)',
     ]);
-    expect(problems('incoming_auth: { type: local }')).toEqual(['incoming_auth.tokens: is required for type `local`']);
+    expect(problems('incoming_auth: { type: local }', MGMT_ENV)).toEqual(['incoming_auth.tokens: is required for type `local`']);
   });
 
   it('refuses HS256 and none, short tokens, duplicate tokens and the management token', () => {
-    expect(problems('incoming_auth: { type: jwt, issuer: "https://i", jwks_uri: "https://i/j", audience: "http://g/mcp", algorithms: [HS256] }')[0]).toMatch(
-      /^incoming_auth\.algorithms\.0: /,
-    );
-    const local = (tokens: string) => `incoming_auth: { type: local, tokens: ${tokens} }\nserver: { management: { token: "management-token-0123456789" } }`;
+    expect(
+      problems('incoming_auth: { type: jwt, issuer: "https://i", jwks_uri: "https://i/j", audience: "http://g/mcp", algorithms: [HS256] }', MGMT_ENV)[0],
+    ).toMatch(/^incoming_auth\.algorithms\.0: /);
+    const local = (tokens: string) =>
+      `incoming_auth: { type: local, tokens: ${tokens} }\nserver: { management: { token: "management-token-0123456789abcdef012345" } }`;
     expect(problems(local('[{ name: a, token: short }]'))).toEqual(['incoming_auth.tokens.0.token: must NOT have fewer than 16 characters']);
     expect(problems(local('[{ name: a, token: "0123456789abcdef0" }, { name: a, token: "0123456789abcdef0" }]'))).toEqual([
       "incoming_auth.tokens.1.name: 'a' is already the name of tokens.0",
       'incoming_auth.tokens.1.token: is the same token as tokens.0',
     ]);
-    expect(problems(local('[{ name: a, token: "management-token-0123456789" }]'))).toEqual([
+    expect(problems(local('[{ name: a, token: "management-token-0123456789abcdef012345" }]'))).toEqual([
       'incoming_auth.tokens.0.token: is the management token; MCP clients and the management API need separate tokens',
     ]);
-    expect(problems(local('[{ name: a, token: "env-management-token-012" }]'), { GATEWAY_MGMT_TOKEN: 'env-management-token-012' })).toEqual([
-      'incoming_auth.tokens.0.token: is the management token; MCP clients and the management API need separate tokens',
-    ]);
+    expect(
+      problems(local('[{ name: a, token: "env-management-token-0123456789abcdef" }]'), { GATEWAY_MGMT_TOKEN: 'env-management-token-0123456789abcdef' }),
+    ).toEqual(['incoming_auth.tokens.0.token: is the management token; MCP clients and the management API need separate tokens']);
   });
 
   it('says what a policy pattern must look like', () => {
-    expect(problems('authorization: { enabled: true, policies: [{ effect: allow, roles: [dev], resources: ["github_*"] }] }')).toEqual([
+    expect(problems('authorization: { enabled: true, policies: [{ effect: allow, roles: [dev], resources: ["github_*"] }] }', MGMT_ENV)).toEqual([
       'authorization.policies.0.resources.0: must start with one of `tool:`, `resource:`, `prompt:`, `server:`, `group:` or with `*`',
     ]);
   });
@@ -228,7 +231,7 @@ describe('config: incoming_auth and authorization', () => {
     ].join('\n');
     let err: ConfigError | undefined;
     try {
-      parseConfigText(yaml, { env: {} });
+      parseConfigText(yaml, { env: MGMT_ENV });
     } catch (e) {
       err = e as ConfigError;
     }
