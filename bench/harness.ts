@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../test/fixtures/spawn.js';
 import type { LoadCommand, LoadMethod, RunResult } from './loadgen.js';
+import type { V2Negotiation } from './v2-load-client.js';
 import { childPids, cpuMicros, loadAverage, mainThreadWakeups, rssBytes, sleep, startProcess, type Proc } from './proc.js';
 
 export { childPids, rssBytes };
@@ -317,6 +318,8 @@ export interface Target {
   method?: LoadMethod;
   /** Sent with every request of its clients (credentials). */
   headers?: Record<string, string>;
+  /** Clients of the SDK's v2 line, negotiating so (default: the 1.x client, 2025-11-25 sessions). */
+  v2?: V2Negotiation;
 }
 
 const sumOf = (read: (pid: number) => number) => (pids: number[]) =>
@@ -342,6 +345,7 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
     command: t.command,
     listTools: method === 'calltool',
     headers: t.headers,
+    v2: t.v2,
   });
   try {
     if (WARMUP > 0) await lg.run(WARMUP, false, method);
