@@ -334,7 +334,8 @@ export const sumCpu = sumOf(cpuMicros);
 const sumWakeups = sumOf(mainThreadWakeups);
 const sumRss = sumOf(rssBytes);
 
-export async function loadPhase(lg: LoadGen, t: Target, clients: number, method: LoadMethod = t.method ?? 'call'): Promise<Row> {
+/** One measured phase; `seconds` for scripts that take their own phase length (SECONDS is read once, at import). */
+export async function loadPhase(lg: LoadGen, t: Target, clients: number, method: LoadMethod = t.method ?? 'call', seconds = SECONDS): Promise<Row> {
   await lg.connect({
     cmd: 'connect',
     url: t.url,
@@ -355,7 +356,7 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
     const b0 = sumCpu(backendPids);
     const k0 = sumWakeups(serverPids);
     const w0 = performance.now();
-    const r = await lg.run(SECONDS, true, method);
+    const r = await lg.run(seconds, true, method);
     const wall = performance.now() - w0;
     const s1 = sumCpu(serverPids);
     const b1 = sumCpu(backendPids);

@@ -133,7 +133,6 @@ async function main(): Promise<void> {
   if (v2 && !target.startsWith('mcp-sdk-')) throw new Error('--v2 drives the mcp-sdk-* targets only');
   const clients = Number(positional[1] ?? 16);
   const seconds = positional[2] ?? '10';
-  process.env.BENCH_SECONDS = seconds;
   const profDir = join(work, 'profile');
   mkdirSync(profDir, { recursive: true });
   const sdkBackends = target.includes('sdk');
@@ -164,7 +163,7 @@ async function main(): Promise<void> {
     // time the thread spends descheduled inside a system call is not counted.
     if (perf) tracer = startProcess('perf', 'perf', ['record', '-e', 'cpu-clock:u', '-F', '1999', '-g', '-o', perfData, '-p', String(gw.proc.pid)]);
     if (tracer) await sleep(500);
-    const row = await loadPhase(lg, t, clients);
+    const row = await loadPhase(lg, t, clients, undefined, Number(seconds));
     console.log(JSON.stringify(row));
     if (tracer) {
       tracer.child.kill('SIGINT');

@@ -34,7 +34,6 @@ async function main(): Promise<void> {
   }
   const js = resolve(jsArg);
   if (!existsSync(js)) throw new Error(`no gateway build at ${js}`);
-  process.env.BENCH_SECONDS = seconds;
   const backend = await startHttpBackend('h', 'sdk');
   const gw = await startGateway('revisions', { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...sdkStdioCmd('s') } }, {}, [], js);
   const lg = new LoadGen(1);
@@ -57,6 +56,8 @@ async function main(): Promise<void> {
             v2: caller.v2,
           },
           clients,
+          'calltool',
+          Number(seconds),
         );
         rows.push({ ...row, caller });
         console.log(
