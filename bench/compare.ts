@@ -29,7 +29,6 @@ async function main(): Promise<void> {
   if (!aArg || !bArg) throw new Error('usage: compare.js A_GATEWAY_JS B_GATEWAY_JS [scenario] [clients] [rounds] [seconds]');
   // The gateways run in their own directories: relative paths are the caller's.
   const [aJs, bJs] = [aArg, bArg].map((arg) => (arg === 'floor' ? arg : resolve(arg)));
-  process.env.BENCH_SECONDS = seconds;
   const clients = Number(clientsArg);
   const rounds = Number(roundsArg);
   if (!SCENARIOS.includes(scenario)) throw new Error(`unknown scenario ${scenario}: one of ${SCENARIOS.join(', ')}`);
@@ -72,7 +71,7 @@ async function main(): Promise<void> {
       // Alternate which goes first, so neither always follows the other.
       const order = r % 2 === 0 ? [['A', a] as const, ['B', b] as const] : [['B', b] as const, ['A', a] as const];
       for (const [name, gw] of order) {
-        const row = await loadPhase(lg, target(name, gw), clients);
+        const row = await loadPhase(lg, target(name, gw), clients, undefined, Number(seconds));
         rows.push(row);
         console.log(
           `${name}  ${f(row.server_cpu_us_per_call)} µs/call  ${f(row.server_wakeups_per_call, 2)} wake-ups/call  ${f(row.calls_per_s)} calls/s  p50 ${f(row.p50_ms, 3)} ms`,

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../test/fixtures/spawn.js';
 import type { LoadCommand, LoadMethod, RunResult } from './loadgen.js';
+import type { V2Negotiation } from './v2-load-client.js';
 import { childPids, cpuMicros, loadAverage, mainThreadWakeups, rssBytes, sleep, startProcess, type Proc } from './proc.js';
 
 export { childPids, rssBytes };
@@ -317,6 +318,8 @@ export interface Target {
   method?: LoadMethod;
   /** Sent with every request of its clients (credentials). */
   headers?: Record<string, string>;
+  /** Clients of the SDK's v2 line, negotiating so (default: the 1.x client, 2025-11-25 sessions). */
+  v2?: V2Negotiation;
 }
 
 const sumOf = (read: (pid: number) => number) => (pids: number[]) =>
@@ -331,7 +334,8 @@ export const sumCpu = sumOf(cpuMicros);
 const sumWakeups = sumOf(mainThreadWakeups);
 const sumRss = sumOf(rssBytes);
 
-export async function loadPhase(lg: LoadGen, t: Target, clients: number, method: LoadMethod = t.method ?? 'call'): Promise<Row> {
+/** One measured phase; `seconds` for scripts that take their own phase length (SECONDS is read once, at import). */
+export async function loadPhase(lg: LoadGen, t: Target, clients: number, method: LoadMethod = t.method ?? 'call', seconds = SECONDS): Promise<Row> {
   await lg.connect({
     cmd: 'connect',
     url: t.url,
@@ -342,6 +346,7 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
     command: t.command,
     listTools: method === 'calltool',
     headers: t.headers,
+    v2: t.v2,
   });
   try {
     if (WARMUP > 0) await lg.run(WARMUP, false, method);
@@ -351,7 +356,7 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
     const b0 = sumCpu(backendPids);
     const k0 = sumWakeups(serverPids);
     const w0 = performance.now();
-    const r = await lg.run(SECONDS, true, method);
+    const r = await lg.run(seconds, true, method);
     const wall = performance.now() - w0;
     const s1 = sumCpu(serverPids);
     const b1 = sumCpu(backendPids);

@@ -2,7 +2,8 @@
  * Load generator worker (forked by bench/run.ts, driven over IPC). Each
  * client is an SDK `Client` with its own session (streamable HTTP, or legacy
  * SSE for mcp-hub), calling one method in a closed loop: the next call starts
- * when the previous one answered.
+ * when the previous one answered. `v2` asks for a client of the SDK's v2 line
+ * instead (./v2-load-client.ts): pinned to 2026-07-28 it has no session.
  *
  * Results are checked only for shape (a passthrough result schema): full zod
  * validation of every result would make the load generator, which shares the
@@ -16,6 +17,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/client';
 import { z } from 'zod/v3';
+import { connectV2, type V2Negotiation } from './v2-load-client.js';
 
 /**
  * `stdio`: each client spawns its own backend process (`url` is then unused).
@@ -47,6 +49,8 @@ export type LoadCommand =
       /** Sent with every HTTP request (an `Authorization` header, say). */
       headers?: Record<string, string>;
       command?: { command: string; args: string[] };
+      /** A client of the SDK's v2 line, negotiating so (streamable HTTP or stdio; `calltool` only); default the 1.x client. */
+      v2?: V2Negotiation;
     }
   | { cmd: 'run'; seconds: number; record: boolean; method: LoadMethod }
   | { cmd: 'close' }
@@ -91,8 +95,9 @@ const PASSTHROUGH = new ObjectResult();
 setMaxListeners(0);
 
 interface LoadClient {
-  callTool?: Client['callTool'];
-  listTools?: Client['listTools'];
+  /** What the SDK clients of both lines have in common (the 1.x one takes a result schema second; unused here). */
+  callTool?(params: { name: string; arguments: Record<string, unknown> }, resultSchema: undefined, opts: { timeout: number }): Promise<unknown>;
+  listTools?(): Promise<unknown>;
   request(request: { method: string; params?: Record<string, unknown> }, schema: ObjectResult, opts?: { timeout?: number }): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -188,6 +193,10 @@ async function connectOne(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promis
     const raw = new RawClient(cmd.url, cmd.headers);
     await raw.connect();
     return raw;
+  }
+  if (cmd.v2) {
+    if (cmd.transport !== 'streamable-http' && cmd.transport !== 'stdio') throw new Error(`no v2 client over ${cmd.transport}`);
+    return connectV2({ transport: cmd.transport, url: cmd.url, negotiation: cmd.v2, headers: cmd.headers, command: cmd.command });
   }
   const client = new Client({ name: 'bench-loadgen', version: '1.0.0' }, { capabilities: {} });
   let t: Transport;

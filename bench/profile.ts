@@ -6,6 +6,7 @@
  *             mcp-sdk-http | mcp-sdk-stdio | sse-sdk-http | sse-sdk-stdio (SDK fixture backend behind /mcp or /sse, Client.callTool)
  *     --strace: no CPU profile; count the gateway's system calls instead (strace -f -c)
  *     --perf: no CPU profile; sample the gateway on-CPU with perf (user space, JS frames via --perf-basic-prof)
+ *     --v2=pin-2026-07-28 | --v2=legacy: /mcp called by the SDK's v2 client, pinned to 2026-07-28 or at 2025-11-25 (mcp-sdk-* targets)
  *   node dist/bench/profile.js --summarize FILE [skip-ms]
  *
  * Runs the gateway with `--cpu-prof`, drives the echo load at it, stops it
@@ -18,6 +19,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMain, sleep, startProcess, type Proc } from './proc.js';
 import { LoadGen, backendCmd, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, work, type Target } from './harness.js';
+import type { V2Negotiation } from './v2-load-client.js';
 
 interface CallFrame {
   functionName: string;
@@ -123,12 +125,14 @@ async function main(): Promise<void> {
   }
   const strace = args.includes('--strace');
   const perf = args.includes('--perf');
+  const v2 = args.find((a) => a.startsWith('--v2='))?.slice('--v2='.length) as V2Negotiation | undefined;
+  if (v2 !== undefined && v2 !== 'pin-2026-07-28' && v2 !== 'legacy') throw new Error('--v2=pin-2026-07-28 or --v2=legacy');
   const positional = args.filter((a) => !a.startsWith('--'));
   const target = (positional[0] ?? 'gateway-http') as ProfileTarget;
   if (!PROFILE_TARGETS.includes(target)) throw new Error(`target must be one of ${PROFILE_TARGETS.join(', ')}`);
+  if (v2 && !target.startsWith('mcp-sdk-')) throw new Error('--v2 drives the mcp-sdk-* targets only');
   const clients = Number(positional[1] ?? 16);
   const seconds = positional[2] ?? '10';
-  process.env.BENCH_SECONDS = seconds;
   const profDir = join(work, 'profile');
   mkdirSync(profDir, { recursive: true });
   const sdkBackends = target.includes('sdk');
@@ -150,6 +154,7 @@ async function main(): Promise<void> {
       tool: target.endsWith('stdio') ? 's_echo' : 'h_echo',
       serverPid: () => [gw.proc.pid],
       method: sdkBackends ? 'calltool' : 'call',
+      v2,
     };
     // Syscall counts of the gateway's main thread and its thread pool during the phase.
     const perfData = join(profDir, 'perf.data');
@@ -158,7 +163,7 @@ async function main(): Promise<void> {
     // time the thread spends descheduled inside a system call is not counted.
     if (perf) tracer = startProcess('perf', 'perf', ['record', '-e', 'cpu-clock:u', '-F', '1999', '-g', '-o', perfData, '-p', String(gw.proc.pid)]);
     if (tracer) await sleep(500);
-    const row = await loadPhase(lg, t, clients);
+    const row = await loadPhase(lg, t, clients, undefined, Number(seconds));
     console.log(JSON.stringify(row));
     if (tracer) {
       tracer.child.kill('SIGINT');

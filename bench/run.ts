@@ -35,6 +35,7 @@ import { CLK_TCK, killAll, loadAverage, runMain, sleep, type Proc } from './proc
 import { f, table } from './format.js';
 import { abandonSessions, BASE_TOLERANCE_MB, type AbandonResult } from './abandoned-sessions.js';
 import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
+import { revisionTable } from './revisions.js';
 import { STORE_TARGET_RATIO, compareStores, storeTable, type StoreComparison } from './stores.js';
 import { authCost, authSummary, authTable, authTarget, type AuthCostResults } from './auth-cost.js';
 import {
@@ -476,6 +477,14 @@ function evaluate(results: Results): void {
         met: st.ratio <= 2,
       });
   }
+  for (const c of results.scenarios?.revisions ?? []) {
+    t.push({
+      target: `gateway CPU per call, 2026-07-28 vs 2025-11-25 (${c.scenario}, ${c.clients} clients)`,
+      limit: "<= 1.00x of the 1.x client's",
+      measured: `${f(c.modern_cpu_us)} vs ${f(c.sdk1_cpu_us)} µs (${f(c.modern_over_sdk1, 2)}x; v2 client at 2025-11-25: ${f(c.v2_legacy_cpu_us)} µs)`,
+      met: c.modern_over_sdk1 === null ? null : c.modern_over_sdk1 <= 1,
+    });
+  }
   if (results.plugins) t.push(...pluginTargets(results.plugins));
   if (results.auth) t.push(authTarget(results.auth));
   results.targets = t;
@@ -557,6 +566,10 @@ async function main(): Promise<void> {
     console.log(scenarioTable(results.scenarios.rows));
     console.log('\n# Scenario goals, anchored on the floor proxy of this run (+p50 against the direct path to the same backend)');
     console.log(goalTable(results.scenarios.goals));
+    if (results.scenarios.revisions.length) {
+      console.log('\n# Revisions: gateway CPU per call of a 2026-07-28 call against 2025-11-25 calls on the same gateway (issue 32)');
+      console.log(revisionTable(results.scenarios.revisions));
+    }
   }
   if (results.stores) {
     console.log('\n# Summary: session store (gateway CPU per call, medians of alternating phases; /mcp, audit on)');

@@ -13,8 +13,15 @@
  * With BENCH_BASELINE=<another build's dist/cli/gateway.js>, every gateway
  * scenario also runs against that build ("before"), interleaved with this one
  * ("after") so that machine drift hits both alike.
+ *
+ * The gateway's `/mcp` rows come once per protocol revision (issue 32,
+ * ./revisions.ts): the 1.x client's 2025-11-25 session (the unmarked rows),
+ * the v2 client pinned to 2026-07-28 (`[2026-07-28]`, only on a build that
+ * serves it) and the v2 client at 2025-11-25 (`[2025-11-25, v2 client]`); and
+ * the v2 client straight to the backend, where it falls back to 2025-11-25.
  */
 import { f, table } from './format.js';
+import { GATEWAY_CALLERS, SDK1, V2_DIRECT, compareRevisions, servesModern, type Caller, type RevisionComparison } from './revisions.js';
 import {
   GATEWAY_JS,
   childPids,
@@ -56,6 +63,8 @@ export interface ScenarioRow extends Row {
   kind: 'direct' | 'floor' | 'gateway' | 'mcp-hub';
   backend: BackendKind;
   build?: Build;
+  /** The client that made the calls and the revision it spoke. */
+  caller: Caller;
 }
 
 interface Scenario {
@@ -63,6 +72,7 @@ interface Scenario {
   kind: ScenarioRow['kind'];
   backend: BackendKind;
   build?: Build;
+  caller: Caller;
   target: Target;
 }
 
@@ -86,6 +96,8 @@ export interface ScenarioGoal {
 export interface ScenarioResults {
   rows: ScenarioRow[];
   goals: ScenarioGoal[];
+  /** Gateway CPU per call of each 2026-07-28 row against the 2025-11-25 rows of the same gateway. */
+  revisions: RevisionComparison[];
   baseline?: string;
 }
 
@@ -100,27 +112,40 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
   ];
   const gateways: GatewayProc[] = [];
   const list: Scenario[] = [];
-  const direct = (backend: BackendKind): Scenario => ({
-    name: `direct → sdk-${backend}`,
+  const direct = (backend: BackendKind, caller: Caller): Scenario => ({
+    name: named(`direct → sdk-${backend}`, caller),
     kind: 'direct',
     backend,
+    caller,
     target:
       backend === 'http'
-        ? { name: 'direct-sdk-http', transport: 'streamable-http', url: sdk.url, tool: 'echo', serverPid: () => [sdk.proc.pid], method: 'calltool' }
+        ? {
+            name: `direct-sdk-http${caller.v2 ? '-v2' : ''}`,
+            transport: 'streamable-http',
+            url: sdk.url,
+            tool: 'echo',
+            serverPid: () => [sdk.proc.pid],
+            method: 'calltool',
+            v2: caller.v2,
+          }
         : // Each client spawns its own backend process; their CPU is charged as "server".
           {
-            name: 'direct-sdk-stdio',
+            name: `direct-sdk-stdio${caller.v2 ? '-v2' : ''}`,
             transport: 'stdio',
             url: '',
             tool: 'echo',
             command: sdkStdioCmd('direct'),
             serverPid: () => lg.pids.flatMap(childPids),
             method: 'calltool',
+            v2: caller.v2,
           },
   });
   try {
-    for (const backend of ['http', 'stdio'] as const) {
-      if (want(`direct → sdk-${backend}`)) list.push(direct(backend));
+    for (const caller of [SDK1, V2_DIRECT]) {
+      for (const backend of ['http', 'stdio'] as const) {
+        const s = direct(backend, caller);
+        if (want(s.name)) list.push(s);
+      }
     }
     if (want('floor')) {
       const floor = await startFloorProxy(sdk.url);
@@ -129,6 +154,7 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
         name: 'floor: node:http proxy → sdk-http',
         kind: 'floor',
         backend: 'http',
+        caller: SDK1,
         target: {
           name: 'floor-sdk-http',
           transport: 'streamable-http',
@@ -142,19 +168,24 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
     }
     for (const audit of [true, false]) {
       for (const { build, js } of builds) {
-        const names = (['/mcp', '/sse'] as const).flatMap((front) => (['http', 'stdio'] as const).map((backend) => scenarioName(front, backend, audit)));
+        const fronts = (['/mcp', '/sse'] as const).flatMap((front) => (front === '/sse' ? [SDK1] : GATEWAY_CALLERS).map((caller) => ({ front, caller })));
+        const names = fronts.flatMap(({ front, caller }) => (['http', 'stdio'] as const).map((backend) => scenarioName(front, backend, audit, caller)));
         if (!names.some(want)) continue;
         const gw = await startGateway(`scenarios-${build}-${audit ? 'audit' : 'noaudit'}`, gatewayBackends, audit ? {} : { audit: { enabled: false } }, [], js);
         gateways.push(gw);
-        for (const front of ['/mcp', '/sse'] as const) {
+        // A build from before issue 32 has no 2026-07-28 to measure.
+        const modern = await servesModern(gw.url);
+        for (const { front, caller } of fronts) {
+          if (caller.revision === '2026-07-28' && !modern) continue;
           for (const backend of ['http', 'stdio'] as const) {
-            const name = scenarioName(front, backend, audit);
+            const name = scenarioName(front, backend, audit, caller);
             if (!want(name)) continue;
             list.push({
               name,
               kind: 'gateway',
               backend,
               build,
+              caller,
               target: {
                 name: `${name} (${build})`,
                 transport: front === '/mcp' ? 'streamable-http' : 'sse',
@@ -163,6 +194,7 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
                 serverPid: () => [gw.proc.pid],
                 backendPid: backend === 'http' ? () => [sdk.proc.pid] : () => childPids(gw.proc.pid),
                 method: 'calltool',
+                v2: caller.v2,
               },
             });
           }
@@ -177,6 +209,7 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
           name: `mcp-hub → sdk-${backend}`,
           kind: 'mcp-hub',
           backend,
+          caller: SDK1,
           target: {
             name: `mcp-hub-sdk-${backend}`,
             transport: 'sse',
@@ -195,32 +228,50 @@ export async function scenarios(lg: LoadGen): Promise<ScenarioResults> {
     console.log(scenarioTable([]).split('\n').slice(0, 2).join('\n'));
     for (const clients of SCENARIO_CLIENTS) {
       for (const s of list) {
-        const row: ScenarioRow = { ...(await loadPhase(lg, s.target, clients)), scenario: s.name, kind: s.kind, backend: s.backend, build: s.build };
+        const row: ScenarioRow = {
+          ...(await loadPhase(lg, s.target, clients)),
+          scenario: s.name,
+          kind: s.kind,
+          backend: s.backend,
+          build: s.build,
+          caller: s.caller,
+        };
         rows.push(row);
         console.log(scenarioTable([row], rows).split('\n')[2]);
       }
     }
-    return { rows, goals: judge(rows), baseline: BASELINE_JS };
+    return { rows, goals: judge(rows), revisions: compareRevisions(rows), baseline: BASELINE_JS };
   } finally {
     await Promise.all([...gateways.map((g) => g.proc.stop()), sdk.proc.stop()]);
   }
 }
 
-function scenarioName(front: '/mcp' | '/sse', backend: BackendKind, audit: boolean): string {
-  return `gateway ${front} → sdk-${backend}${audit ? '' : ', audit off'}`;
+function scenarioName(front: '/mcp' | '/sse', backend: BackendKind, audit: boolean, caller: Caller): string {
+  return named(`gateway ${front} → sdk-${backend}${audit ? '' : ', audit off'}`, caller);
 }
 
+/** A scenario's name with its caller's tag before the arrow: `gateway /mcp [2026-07-28] → sdk-http`. */
+const named = (name: string, caller: Caller) => (caller.tag ? name.replace(' → ', ` ${caller.tag} → `) : name);
+
+/** Scenarios grouped by kind, audit, front, backend; the callers of one of them next to each other, each build before after. */
 function order(s: Scenario): number {
   const kind = { direct: 0, floor: 1, gateway: 2, 'mcp-hub': 3 }[s.kind];
   const backend = s.backend === 'http' ? 0 : 1;
   const front = s.name.includes('/sse') ? 1 : 0;
   const audit = s.name.includes('audit off') ? 1 : 0;
+  const caller = s.kind === 'direct' ? (s.caller.line === 'v2' ? 1 : 0) : GATEWAY_CALLERS.indexOf(s.caller);
   const build = s.build === 'before' ? 0 : 1;
-  return kind * 10000 + audit * 1000 + front * 100 + backend * 10 + build;
+  return kind * 100000 + audit * 10000 + front * 1000 + backend * 100 + caller * 10 + build;
 }
 
-const directOf = (rows: readonly ScenarioRow[], backend: BackendKind, clients: number) =>
-  rows.find((r) => r.kind === 'direct' && r.backend === backend && r.clients === clients);
+/**
+ * The direct row a row is read against: the same backend and client count, and the same client line when
+ * there is one (a v2 client's rows against the v2 client straight to the backend, which speaks 2025-11-25).
+ */
+const directOf = (rows: readonly ScenarioRow[], backend: BackendKind, clients: number, line: Caller['line'] = '1.x') => {
+  const direct = rows.filter((r) => r.kind === 'direct' && r.backend === backend && r.clients === clients);
+  return direct.find((r) => r.caller.line === line) ?? direct.find((r) => r.caller.line === '1.x');
+};
 
 export function scenarioTable(rows: readonly ScenarioRow[], all: readonly ScenarioRow[] = rows): string {
   return table(
@@ -243,7 +294,7 @@ export function scenarioTable(rows: readonly ScenarioRow[], all: readonly Scenar
       'errors',
     ],
     rows.map((r) => {
-      const d = r.kind === 'direct' ? undefined : directOf(all, r.backend, r.clients);
+      const d = r.kind === 'direct' ? undefined : directOf(all, r.backend, r.clients, r.caller.line);
       return [
         r.scenario,
         r.build ?? '',
@@ -269,7 +320,7 @@ export function scenarioTable(rows: readonly ScenarioRow[], all: readonly Scenar
 function judge(rows: readonly ScenarioRow[]): ScenarioGoal[] {
   const floorAt = (clients: number) => rows.find((r) => r.kind === 'floor' && r.clients === clients);
   const addedP50 = (row: ScenarioRow | undefined) => {
-    const d = row && directOf(rows, row.backend, row.clients);
+    const d = row && directOf(rows, row.backend, row.clients, row.caller.line);
     return row && d ? row.p50_ms - d.p50_ms : null;
   };
   const ratio = (a?: number | null, b?: number | null) => (a == null || b == null || b <= 0 ? null : a / b);
