@@ -127,13 +127,14 @@ function recordListed(changes: SessionChanges, session: ClientSession, kind: 'to
 
 /** Who the session's requests are made for; with a request, also how to reach its client back. */
 function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: ServerContext): CallerContext {
-  const { userId, roles } = session.identity;
+  const { userId, roles, claims } = session.identity;
   return {
     sessionId: session.id,
     transport: session.transportType,
     clientIp: session.clientIp,
     userId,
     roles,
+    ...(claims !== undefined ? { claims } : {}),
     requestId: request?.id,
     protocolVersion: session.protocolVersion,
     client: session.client,

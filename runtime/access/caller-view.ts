@@ -13,13 +13,15 @@ import type { RouteTable } from '../routing/route-table.js';
 import type { CallerContext } from '../routing/caller.js';
 import type { ToolOptimizer, ToolVisibility } from '../optimizer/tool-optimizer.js';
 import type { AccessControl, ClientLists } from './access-control.js';
+import { callFacts, listFacts } from '../routing/call-facts.js';
 
 /** The route table now (the serving backends own it). */
 export interface RouteSourceOfView {
   readonly routes: RouteTable;
 }
 
-type Viewer = Pick<CallerContext, 'transport' | 'roles' | 'userId'>;
+/** Who asks: roles and id, and what a policy's `when` may read of a caller before any call (revision, client, claims). */
+type Viewer = Pick<CallerContext, 'transport' | 'roles' | 'userId' | 'protocolVersion' | 'client' | 'claims'>;
 type Tool = RouteTable['lists']['tools'][number];
 
 export class CallerView {
@@ -34,7 +36,7 @@ export class CallerView {
 
   /** The tools, prompts, resources and templates this caller may see. */
   lists(caller: Viewer, routes: RouteTable = this.source.routes): ClientLists {
-    return this.access.visible(routes, caller);
+    return this.access.visible(routes, caller, listFacts(caller));
   }
 
   /** The tool list this caller is shown: what it may see, or with the optimizer on the meta-tools and the kept tools it may see. */
@@ -57,7 +59,7 @@ export class CallerView {
 
   /** Whether this caller may read (and so subscribe to) a resource; an unknown URI is the router's to refuse. */
   mayRead(caller: CallerContext, uri: string, backend: string | undefined): boolean {
-    return backend === undefined || this.access.check(caller, 'resource', uri, backend).allowed;
+    return backend === undefined || this.access.check(caller, 'resource', uri, backend, callFacts(caller, 'resources/read', undefined, undefined)).allowed;
   }
 
   /**

@@ -11,6 +11,8 @@ export interface CallerContext {
   userId?: string;
   /** Its roles, for the policies; the management API's caller (`transport: 'management'`) is not checked. */
   roles?: readonly string[];
+  /** The caller's validated token claims (jwt, oidc), for a policy's `when` (`caller.claims`); never logged. */
+  claims?: Readonly<Record<string, unknown>>;
   /** JSON-RPC id of the client's request, when there is one. */
   requestId?: string | number;
   /** Extra facts for the audit record of operations made for this caller (a workflow step: its workflow and step). */

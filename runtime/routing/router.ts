@@ -25,6 +25,7 @@ import { compose, type Interceptor, type OperationContext, type OperationMethod,
 import type { CallerContext, ForwardOptions, JsonObject } from './caller.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 import { ALLOW_ALL, type AccessCheck } from './access-check.js';
+import { callFacts } from './call-facts.js';
 import type { CapabilityKind } from '../../schemas/access-config.js';
 import { traceCarrierOf, type TraceCarrier } from '../observability/telemetry/trace-context.js';
 import { afterFirstConnects, FIRST_CONNECT_RETRY_S, NO_FIRST_CONNECTS, type FirstConnects } from './first-connects.js';
@@ -44,6 +45,9 @@ interface OperationSpec {
   hook?: HookMethod;
   /** The request's `_meta` (where a client's trace context travels). */
   meta?: unknown;
+  /** The method on the wire (`tools/call`…) and the client's arguments: what a policy's `when` reads of the call. */
+  wireMethod: string;
+  arguments?: JsonObject;
 }
 
 /** What the router routes over: the current route table and what serves each backend name (runtime/backends/serving-backends.ts). */
@@ -90,6 +94,8 @@ export class Router {
       outgoing: (route) => ({ method: 'tools/call', params: { ...params, name: route.original } }),
       hook: 'tools/call',
       meta: params._meta,
+      wireMethod: 'tools/call',
+      arguments: params.arguments as JsonObject | undefined,
     });
   }
 
@@ -106,6 +112,8 @@ export class Router {
       outgoing: (route) => ({ method: 'prompts/get', params: { ...params, name: route.original } }),
       hook: 'prompts/get',
       meta: params._meta,
+      wireMethod: 'prompts/get',
+      arguments: params.arguments as JsonObject | undefined,
     });
   }
 
@@ -122,6 +130,7 @@ export class Router {
       outgoing: () => ({ method: 'resources/read', params }),
       hook: 'resources/read',
       meta: params._meta,
+      wireMethod: 'resources/read',
     });
   }
 
@@ -137,6 +146,7 @@ export class Router {
         lookup: (t) => t.prompts.get(name),
         notFound: () => new PromptNotFoundError(name),
         outgoing: (route) => ({ method: 'completion/complete', params: { ...params, ref: { ...ref, name: route.original } } }),
+        wireMethod: 'completion/complete',
       });
     }
     if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
@@ -148,6 +158,7 @@ export class Router {
         lookup: (t) => t.templates.find((e) => e.template.uriTemplate === uri) ?? resourceRoute(t, uri),
         notFound: () => new ResourceNotFoundError(uri),
         outgoing: () => ({ method: 'completion/complete', params }),
+        wireMethod: 'completion/complete',
       });
     }
     return Promise.reject(new BadRequestError('completion/complete needs a ref/prompt name or ref/resource uri'));
@@ -198,7 +209,7 @@ export class Router {
       const route = op.lookup(this.serving.routes) ?? (await this.unlisted(ctx, caller, op));
       ctx.backend = route.backend;
       ctx.originalName = route.original;
-      if (this.refused(ctx, caller, op.kind)) throw op.notFound();
+      if (this.refused(ctx, caller, op, route)) throw op.notFound();
       const { method, params } = op.outgoing(route);
       const chain = this.plugins;
       if (chain === undefined || op.hook === undefined) return this.forward(route.backend, method, withTrace(params, ctx.outgoingTrace), caller, opts);
@@ -256,20 +267,20 @@ export class Router {
     if (kind && held) {
       ctx.backend = held.backend;
       ctx.originalName = held.original;
-      if (this.refused(ctx, caller, op.kind)) return op.notFound();
+      if (this.refused(ctx, caller, op)) return op.notFound();
       return new QuarantinedError(kind, ctx.capability, held.backend, held.reason);
     }
     const route = this.serving.routes.unavailable.get(ctx.capability);
     if (route === undefined) return undefined;
     ctx.backend = route.backend;
     ctx.originalName = route.original;
-    if (this.refused(ctx, caller, op.kind)) return op.notFound();
+    if (this.refused(ctx, caller, op, route)) return op.notFound();
     return new BackendNotReadyError(ctx.capability, route.backend, this.phaseOf(route.backend) ?? 'not connected');
   }
 
   /** Asks the policies about the resolved capability; a refusal is recorded on the operation for the audit. */
-  private refused(ctx: OperationContext, caller: CallerContext, kind: CapabilityKind): boolean {
-    const decision = this.access.check(caller, kind, ctx.capability, ctx.backend!);
+  private refused(ctx: OperationContext, caller: CallerContext, op: OperationSpec, route?: Route): boolean {
+    const decision = this.access.check(caller, op.kind, ctx.capability, ctx.backend!, callFacts(caller, op.wireMethod, op.arguments, route));
     if (decision.allowed) return false;
     ctx.denial = decision;
     return true;

@@ -15,6 +15,8 @@ export interface GatewayProcess {
   stderr(): string;
   /** SIGTERM (graceful shutdown), then waits for the exit; SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; killed: boolean }>;
+  /** The exit of a gateway that stops by itself (POST /shutdown): no signal is sent. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export interface StartCliOptions {
@@ -89,6 +91,7 @@ export async function startGatewayCli(opts: StartCliOptions): Promise<GatewayPro
     url,
     stdout: () => out,
     stderr: () => err,
+    exited,
     async stop(graceMs = 15_000) {
       if (child.exitCode !== null || child.signalCode !== null) return { ...(await exited), killed: false };
       child.kill('SIGTERM');

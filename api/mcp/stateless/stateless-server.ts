@@ -11,6 +11,7 @@
  */
 import { CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, Server, type ServerContext } from '@modelcontextprotocol/server';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../../runtime/version.js';
+import type { CallerIdentity } from '../../../runtime/access/identity.js';
 import type { CallerContext, ForwardOptions, JsonObject } from '../../../runtime/routing/caller.js';
 import { abortReasonText } from '../../../runtime/backends/backend-errors.js';
 import { RequestCancelledError, RpcRefusal } from '../../../schemas/errors.js';
@@ -82,7 +83,7 @@ export async function createStatelessServer(deps: StatelessServerDeps, transport
 }
 
 /** Who a stateless request is for: the route's caller, named by its envelope, with its own response stream. */
-function callerOf(ctx: ServerContext, identity: { userId?: string; roles: readonly string[] }, clientIp: string, clientId: string | number): CallerContext {
+function callerOf(ctx: ServerContext, identity: CallerIdentity, clientIp: string, clientId: string | number): CallerContext {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const info = envelope?.[CLIENT_INFO_META_KEY] as { name?: unknown; version?: unknown } | undefined;
   const logLevel = envelope?.[LOG_LEVEL_META_KEY] as string | undefined;
@@ -92,6 +93,7 @@ function callerOf(ctx: ServerContext, identity: { userId?: string; roles: readon
     clientIp,
     userId: identity.userId,
     roles: identity.roles,
+    ...(identity.claims !== undefined ? { claims: identity.claims } : {}),
     requestId: clientId,
     protocolVersion: MODERN_PROTOCOL_VERSION,
     client: typeof info?.name === 'string' ? { name: info.name, ...(typeof info.version === 'string' ? { version: info.version } : {}) } : undefined,

@@ -27,7 +27,7 @@ import { stdioFixture } from '../../fixtures/fixture-backend.js';
 import { managementClient } from '../../helpers/management-client.js';
 import { TOKEN_ENV } from '../../../api/management/auth.js';
 
-const MGMT = 'console-admin-token-0123456789';
+const MGMT = 'console-admin-token-0123456789abcdef';
 const VIEWER = { name: 'bob', token: 'bob-viewer-token-0123456789', roles: ['dev'] };
 const OPERATOR = { name: 'alice', token: 'alice-operator-token-0123456789', roles: ['sre'] };
 const READ_FILE = {

@@ -5,18 +5,21 @@
  * check` allow and deny by argument value, by annotation, by claim and by
  * request, naming the policy that decided and why; a tools/list over /mcp
  * shows a tool that some arguments could be allowed for, and hides what no
- * call could be; a `when` that does not compile refuses the config with its
+ * call could be; real calls over /mcp, from a 2025-11-25 session and a
+ * 2026-07-28 client, are decided by their arguments and the tool's
+ * annotations exactly as the check endpoint says; a `when` that does not compile refuses the config with its
  * place, and a reload with one keeps the running policies.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { stdioFixture } from '../../../fixtures/fixture-backend.js';
 import { CLIENT_BIN, GATEWAY_BIN, runBin } from '../../../helpers/cli-run.js';
 
 const DEV = 'dev-token-0123456789abcdef';
-const MGMT = 'management-token-0123456789';
+const MGMT = 'management-token-0123456789abcdef';
 
 const POLICIES = [
   { effect: 'deny', roles: ['*'], resources: ['tool:kit_*'], when: "has(arguments.label) && arguments.label.startsWith('secret')" },
@@ -152,6 +155,43 @@ describe('authorization.policies[].when', () => {
     // Read-only by annotation (policy 1), and counter_write for some label (policy 2 reads the arguments).
     expect(names).toEqual(['kit_counter_error', 'kit_counter_read', 'kit_counter_write', 'kit_flaky_read']);
     await mcp.close();
+  });
+
+  describe.each([
+    ['2025-11-25 session (1.x client)', '2025-11-25'],
+    ['2026-07-28 request (v2 client)', '2026-07-28'],
+  ])('real calls over /mcp: %s', (_label, revision) => {
+    type Call = (name: string, args: Record<string, unknown>) => Promise<{ content: unknown; isError?: boolean }>;
+    let call: Call;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      const requestInit = { headers: { authorization: `Bearer ${DEV}` } };
+      if (revision === '2025-11-25') {
+        const mcp = new Client({ name: 'when-calls', version: '1.0.0' });
+        await mcp.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit }));
+        call = (name, args) => mcp.callTool({ name, arguments: args }) as ReturnType<Call>;
+        close = () => mcp.close();
+      } else {
+        const mcp = new V2Client({ name: 'when-calls', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+        await mcp.connect(new V2Transport(new URL(`${h.url}/mcp`), { requestInit }));
+        call = (name, args) => mcp.callTool({ name, arguments: args }) as ReturnType<Call>;
+        close = () => mcp.close();
+      }
+    });
+    afterAll(async () => {
+      await close?.();
+    });
+    const text = (r: { content: unknown }) => (r.content as Array<{ text?: string }>)[0]?.text ?? '';
+
+    it('the arguments decide: label ok is allowed, another label is refused as an unknown tool', async () => {
+      expect(text(await call('kit_counter_write', { label: 'ok' }))).toMatch(/^ok#\d+$/);
+      await expect(call('kit_counter_write', { label: 'nope' })).rejects.toThrow(/kit_counter_write/);
+    });
+
+    it('a deny on arguments holds against a tool an annotation allows (no walking around a `when`)', async () => {
+      expect(text(await call('kit_counter_read', { label: 'fine' }))).toMatch(/^fine#\d+$/);
+      await expect(call('kit_counter_read', { label: 'secret-plans' })).rejects.toThrow(/kit_counter_read/);
+    });
   });
 
   it('a `when` that does not compile refuses the config with its place; a reload with one keeps the running policies', async () => {

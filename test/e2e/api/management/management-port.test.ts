@@ -42,7 +42,7 @@ describe('server.management.port: the management API on a listener of its own', 
       }),
     );
     env = { ...process.env, GATEWAY_STATE_DIR: join(dir, 'state'), GATEWAY_MGMT_TOKEN: MGMT, GATEWAY_URL: '' };
-    gw = await startGatewayCli({ args: ['--config', file, '--name', 'ports'], cwd: dir, env });
+    gw = await startGatewayCli({ args: ['--config', file, '--name', 'ports', '--log-format', 'pretty'], cwd: dir, env });
     managementUrl = /Management API\s+(http:\/\/\S+)\/manage\/v1/.exec(gw.stdout())![1]!;
   }, 60_000);
   afterAll(async () => {

@@ -16,7 +16,7 @@ import { waitFor } from '../../../helpers/wait.js';
 import { TOKEN_ENV } from '../../../../api/management/auth.js';
 import { MAX_FAILURES } from '../../../../api/management/sign-in-throttle.js';
 
-const MGMT = 'management-token-0123456789';
+const MGMT = 'management-token-0123456789abcdef';
 const TOKENS = {
   viewer: { name: 'bob', token: 'bob-token-0123456789abcdef', roles: ['dev'] },
   operator: { name: 'alice', token: 'alice-token-0123456789abcdef', roles: ['sre'] },
