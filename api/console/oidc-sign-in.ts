@@ -110,6 +110,8 @@ export class OidcSignIn {
         metadata: await this.metadataOf(idp.issuer),
         clientInformation: idp.client,
         authorizationCode: query.code,
+        // RFC 9207: the provider names itself in the redirect; the SDK refuses a code from another issuer (mix-up attacks).
+        ...(query.iss !== undefined ? { iss: query.iss } : {}),
         codeVerifier: flow.verifier,
         redirectUri: flow.redirectUri,
         resource: idp.audience,

@@ -35,7 +35,7 @@ import { RpcCode } from '../../schemas/json-rpc-codes.js';
 import type { BackendTransport, TransportHooks } from '../transports/backend-transport.js';
 import type { ContainerRef } from '../../schemas/records.js';
 import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
-import { toBackendError } from './backend-errors.js';
+import { toBackendError, connectFailureMessage } from './backend-errors.js';
 import { StderrTail } from './stderr-tail.js';
 import { ListenStream } from './listen-stream.js';
 import { negotiationFor, protocolOf } from './negotiation.js';
@@ -253,7 +253,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       this.connected = true;
     } catch (err) {
       await this.discard(client, transport);
-      const reason = this.exitReason ? `${(err as Error).message} (${this.exitReason})` : (err as Error).message;
+      const said = connectFailureMessage(err);
+      const reason = this.exitReason ? `${said} (${this.exitReason})` : said;
       throw new Error(reason, { cause: err });
     } finally {
       clearTimeout(timeout);

@@ -3,7 +3,7 @@
  * gateway's typed errors, keeping the backend's JSON-RPC code and data so they
  * can be passed on to the MCP client unchanged.
  */
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { BackendCallError, BackendTimeoutError, BackendUnavailableError, GatewayError, RequestCancelledError } from '../../schemas/errors.js';
 
 /** Socket errors that mean the backend cannot be reached at all (503), not that the call failed (502). */
@@ -34,4 +34,20 @@ export function abortReasonText(reason: unknown): string {
   if (typeof reason === 'string') return reason;
   if (reason instanceof Error && reason.name !== 'AbortError') return reason.message;
   return 'cancelled by the client or its session closed';
+}
+
+/** The most of an HTTP answer's body a connect failure quotes: enough for a server's own words, not a page. */
+const BODY_QUOTE_MAX = 1000;
+
+/**
+ * Why a connect failed, in words an operator can act on: the SDK's message,
+ * and when an HTTP server answered with an error, what it said (the SDK keeps
+ * the body apart). Events and logs carry it redacted like every text.
+ */
+export function connectFailureMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (!(err instanceof SdkHttpError)) return message;
+  const body = typeof err.data.text === 'string' ? err.data.text.trim() : '';
+  if (body === '' || message.includes(body)) return message;
+  return `${message}: ${body.length > BODY_QUOTE_MAX ? `${body.slice(0, BODY_QUOTE_MAX)}…` : body}`;
 }

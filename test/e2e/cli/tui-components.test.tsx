@@ -115,7 +115,7 @@ describe('TUI components (ink-testing-library, real gateway)', { timeout: 60_000
 
     keys('5');
     await until((s) => /Sessions \(\d+ active\)/.test(s) && /\ssse\s+test-client\s/.test(s), 'the SSE session with its client name');
-    expect(screen()).toMatch(/ID\s+TRANSPORT\s+CLIENT\s+USER\s+TOOLS\s+AGE\s+IDLE\s+EXPIRED\s+REPLICA/);
+    expect(screen()).toMatch(/ID\s+TRANSPORT\s+CLIENT\s+REVISION\s+USER\s+TOOLS\s+AGE\s+IDLE\s+EXPIRED\s+REPLICA/);
     expect(screen()).toContain(`${hostname()}-${process.pid}`);
     await client.close();
   });

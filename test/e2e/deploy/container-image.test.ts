@@ -35,10 +35,10 @@ const CLIENT = randomBytes(24).toString('hex');
  */
 const EXTRA_CA = readFileSync(join(ROOT, 'test', 'fixtures', 'image-test-ca.pem'), 'utf8');
 
-/** A stdio MCP backend that runs inside the image with the image's own SDK, and says who and where it is. */
+/** A stdio MCP backend that runs inside the image with the image's own SDK (the v2 server package), and says who and where it is. */
 const PROBE_SERVER = `
-const { McpServer } = require('/app/node_modules/@modelcontextprotocol/sdk/dist/cjs/server/mcp.js');
-const { StdioServerTransport } = require('/app/node_modules/@modelcontextprotocol/sdk/dist/cjs/server/stdio.js');
+const { McpServer } = require('/app/node_modules/@modelcontextprotocol/server/dist/index.cjs');
+const { StdioServerTransport } = require('/app/node_modules/@modelcontextprotocol/server/dist/stdio.cjs');
 const fs = require('node:fs');
 const server = new McpServer({ name: 'probe', version: '1.0.0' });
 server.registerTool('whoami', { description: 'uid, Node version and whether / is writable' }, async () => {

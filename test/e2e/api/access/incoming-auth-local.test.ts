@@ -324,7 +324,7 @@ describe('incoming_auth local, with policies', () => {
     const dev = await connectAs(h, DEV);
     const table = await client('-o', 'table', 'sessions', 'list');
     expect(table.code).toBe(0);
-    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+TRANSPORT\s+USER\s+TOOLS/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+TRANSPORT\s+REVISION\s+USER\s+TOOLS/);
     expect(table.stdout.split('\n').find((l) => l.startsWith(dev.sessionId()))).toMatch(/\sdev-bot\s/);
     await dev.client.close();
   });

@@ -101,6 +101,7 @@ describe('management API (open, two backends)', () => {
         'labels',
         'container',
         'circuit',
+        'protocol_version',
       ]);
       expect(s).toMatchObject({
         name: 's',
@@ -203,6 +204,8 @@ describe('management API (open, two backends)', () => {
       'id',
       'transport_type',
       'client_name',
+      'client_version',
+      'protocol_version',
       'tool_count',
       'capability_snapshot',
       'age_seconds',
@@ -502,9 +505,10 @@ describe('management API (open, two backends)', () => {
       ['get', '/config'],
       ['post', '/config/validate'],
       ['get', '/backends/{name}/stderr'],
+      ['get', '/clients'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(34);
+    expect(Object.keys(paths)).toHaveLength(35);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }, { consoleSession: [] }]);
@@ -537,7 +541,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(36);
+      expect(operations).toHaveLength(37);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post|delete)[A-Z]\w+$/.test(id)),
