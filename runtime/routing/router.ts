@@ -103,6 +103,8 @@ export class Router {
     const name = params.name;
     if (typeof name !== 'string') return Promise.reject(new BadRequestError('Invalid params: prompts/get needs a string `name`'));
     if (!isObjectOrAbsent(params.arguments)) return Promise.reject(new BadRequestError('Invalid params: arguments must be an object'));
+    const notText = Object.entries((params.arguments as JsonObject | undefined) ?? {}).find(([, v]) => typeof v !== 'string');
+    if (notText) return Promise.reject(new BadRequestError(`Invalid params: prompt argument \`${notText[0]}\` must be a string`));
     return this.operation(caller, opts, {
       method: 'get_prompt',
       kind: 'prompt',
@@ -137,6 +139,10 @@ export class Router {
   /** completion/complete, routed by the prompt name or resource (template) URI it refers to. */
   complete(caller: CallerContext, params: JsonObject, opts: ForwardOptions = {}): Promise<JsonObject> {
     const ref = params.ref as { type?: string; name?: string; uri?: string } | undefined;
+    const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
+    if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
+      return Promise.reject(new BadRequestError('Invalid params: completion/complete needs `argument` with a string `name` and `value`'));
+    }
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       const name = ref.name;
       return this.operation(caller, opts, {

@@ -164,6 +164,20 @@ function fakeServing(inputs: BackendInput[], resting: BackendInput[] = []) {
 describe('router', () => {
   const caller = { sessionId: 's1', transport: 'streamable-http' as const, requestId: 7 };
 
+  it('bad params are refused before any backend sees them, each naming its field (issue 36, defect 1)', async () => {
+    const { serving, calls } = fakeServing([input('a', ['echo'], {}, { prompts: [{ name: 'greet' }] })]);
+    const router = new Router(serving, new InFlightCalls());
+    await expect(router.getPrompt(caller, { name: 'a_greet', arguments: { arg1: 5 } })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: 'Invalid params: prompt argument `arg1` must be a string',
+    });
+    await expect(router.complete(caller, { ref: { type: 'ref/prompt', name: 'a_greet' } })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: 'Invalid params: completion/complete needs `argument` with a string `name` and `value`',
+    });
+    expect(calls).toEqual([]);
+  });
+
   it('every operation takes the same path: interceptors see method, capability, owner and original name', async () => {
     const { serving, calls } = fakeServing([input('a', ['echo'], {}, { prompts: [{ name: 'greet' }], resources: [{ uri: 'r://1', name: 'one' }] })]);
     const router = new Router(serving, new InFlightCalls());
