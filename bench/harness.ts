@@ -139,7 +139,19 @@ export async function startGateway(
   const configPath = join(dir, 'config.yaml'); // JSON is YAML
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const started = performance.now();
-  const [command, args] = launch(launcher, [...nodeArgs, gatewayJs, 'server', '--config', configPath, '--port', '0', '--log-level', 'warn', '--log-format', 'pretty']);
+  const [command, args] = launch(launcher, [
+    ...nodeArgs,
+    gatewayJs,
+    'server',
+    '--config',
+    configPath,
+    '--port',
+    '0',
+    '--log-level',
+    'warn',
+    '--log-format',
+    'pretty',
+  ]);
   const proc = startProcess(`gateway-${name}`, command, args, { cwd: dir, stdoutFile: join(dir, 'stdout.log') });
   const m = await proc.waitForLine(/Streamable HTTP\s+(http:\/\/\S+)\/mcp/, launcher.length ? 600_000 : 120_000);
   const startMs = performance.now() - started;
