@@ -10,7 +10,7 @@ import { ProtocolError, Server, type jsonSchemaValidator, type JSONRPCRequest, t
 import type { Router } from '../../runtime/routing/router.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { CallerView } from '../../runtime/access/caller-view.js';
-import type { CallerContext, ForwardOptions, JsonObject } from '../../runtime/routing/caller.js';
+import { withIncomingCredential, type CallerContext, type ForwardOptions, type JsonObject } from '../../runtime/routing/caller.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { toJsonRpcError } from '../error-mapping.js';
 import { BadRequestError, RequestCancelledError, ResourceNotFoundError } from '../../schemas/errors.js';
@@ -128,7 +128,7 @@ function recordListed(changes: SessionChanges, session: ClientSession, kind: 'to
 /** Who the session's requests are made for; with a request, also how to reach its client back. */
 function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: ServerContext): CallerContext {
   const { userId, roles, claims } = session.identity;
-  return {
+  const caller: CallerContext = {
     sessionId: session.id,
     transport: session.transportType,
     clientIp: session.clientIp,
@@ -144,6 +144,7 @@ function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: Server
       ((req, signal, onprogress) =>
         ctx.mcpReq.send(req as { method: string; params?: JsonObject }, PASSTHROUGH_RESULT, { signal, ...(onprogress ? { onprogress } : {}) })),
   };
+  return withIncomingCredential(caller, session.identity);
 }
 
 function forwardOptions(ctx: ServerContext, signal: AbortSignal): ForwardOptions {

@@ -203,6 +203,15 @@ function clientKeyProblems(name: string, spec: BackendSpec): ConfigProblem[] {
   if (obo?.type === 'token_exchange' && obo.token_endpoint === undefined && obo.issuer === undefined) {
     return [{ path: `backends.${name}.auth.on_behalf_of`, message: 'needs `token_endpoint`, or `issuer` to find it by discovery' }];
   }
+  if (obo !== undefined && spec.type === 'sse') {
+    return [
+      {
+        path: `backends.${name}.auth.on_behalf_of`,
+        message:
+          'needs a streamable-http backend: the legacy SSE transport shares one set of headers among every caller, so no per-caller token can ride on it',
+      },
+    ];
+  }
   if (spec.type === 'stdio' || spec.auth?.type !== 'oauth') return [];
   // A `secret:` reference not resolved here (`config validate`, a registry install) is checked once it is.
   if (spec.auth.private_key?.includes('secret:')) return [];

@@ -88,3 +88,29 @@ export class TokenExchangeRefusedError extends GatewayError {
     this.issuerError = issuerError;
   }
 }
+
+/**
+ * A backend that acts for each caller (`auth.on_behalf_of`) was called by
+ * one with no token of its own to exchange (anonymous, a local token, the
+ * management token): refused for this caller only, before the backend sees
+ * anything.
+ */
+export class CallerTokenRequiredError extends GatewayError {
+  constructor(backend: string) {
+    super(
+      'token_exchange_refused',
+      `Backend '${backend}' acts for each caller and needs the caller's own token (a JWT accepted by incoming_auth type jwt or oidc); this caller has none`,
+      { backend, reason: 'no_caller_token' },
+    );
+  }
+}
+
+/** `auth.on_behalf_of.type: user_oauth`: per-user sign-in is not built yet, so such a backend's calls fail with this, not unauthenticated. */
+export class PerUserSignInUnavailableError extends GatewayError {
+  constructor(backend: string) {
+    super('backend_unavailable', `Backend '${backend}': per-user sign-in (auth.on_behalf_of.type: user_oauth) is not available in this version`, {
+      backend,
+      reason: 'user_oauth_unavailable',
+    });
+  }
+}

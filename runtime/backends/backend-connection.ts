@@ -36,6 +36,7 @@ import type { BackendTransport, TransportHooks } from '../transports/backend-tra
 import type { ContainerRef } from '../../schemas/records.js';
 import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
 import { toBackendError, connectFailureMessage } from './backend-errors.js';
+import { CALLER_METHODS, type CallerCredentials } from './caller-credentials.js';
 import { StderrTail } from './stderr-tail.js';
 import { ListenStream } from './listen-stream.js';
 import { negotiationFor, protocolOf } from './negotiation.js';
@@ -128,6 +129,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     private readonly log: Logger,
     /** Makes a fresh transport for each connect (runtime/transports/create-backend-transport.ts). */
     private readonly openTransport: (hooks: TransportHooks) => BackendTransport,
+    /** A backend that acts for each caller (`auth.on_behalf_of`): the token each caller's request carries (./caller-credentials.ts). */
+    private readonly credentials?: CallerCredentials,
   ) {
     super();
     this.name = name;
@@ -297,6 +300,10 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       params = this.withLogLevel(params);
       if (MAY_NEED_INPUT.has(method)) options.allowInputRequired = true;
       if (method === 'tools/call') options.headers = this.headerParams.headersFor(params);
+    }
+    if (this.credentials && CALLER_METHODS.has(method)) {
+      // Before the try: a caller without a token, or a refused exchange, is this caller's error, never the connection's.
+      options.headers = { ...options.headers, authorization: await this.credentials.authorizationFor(opts.caller) };
     }
     try {
       return (await client.request({ method, params }, PASSTHROUGH, options)) as JsonObject;

@@ -12,6 +12,8 @@ import { EventEmitter } from 'node:events';
 import type { Notification } from '@modelcontextprotocol/client';
 import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
+import { callerCredentials } from './caller-credentials.js';
+import { TokenExchanger } from '../auth/token-exchange.js';
 import { BackendConnection, type BackendBridge } from './backend-connection.js';
 import type { JsonObject, TargetRequestOptions } from '../routing/caller.js';
 import { AS_PROCESS, createBackendTransport, type OAuthSource, type Placement } from '../transports/create-backend-transport.js';
@@ -87,6 +89,8 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     private readonly log: Logger,
     /** The outgoing OAuth of backends with `auth.type: oauth`. */
     private readonly auth?: OAuthSource,
+    /** Tokens obtained for each caller of a backend with `auth.on_behalf_of` (RFC 8693). */
+    private readonly exchanger: TokenExchanger = new TokenExchanger(),
   ) {
     super();
   }
@@ -103,14 +107,20 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
 
   /** A new connection, placed where the container steps decided (a stdio backend: process or container). */
   create(name: string, spec: BackendSpec, placement: Placement = AS_PROCESS): BackendConnection {
-    return new BackendConnection(name, spec, this.bridge, this.log, (hooks) =>
-      createBackendTransport(name, spec, placement, this.auth, {
-        ...hooks,
-        onstderr: (line) => {
-          this.stderr.push(name, line);
-          hooks.onstderr?.(line);
-        },
-      }),
+    return new BackendConnection(
+      name,
+      spec,
+      this.bridge,
+      this.log,
+      (hooks) =>
+        createBackendTransport(name, spec, placement, this.auth, {
+          ...hooks,
+          onstderr: (line) => {
+            this.stderr.push(name, line);
+            hooks.onstderr?.(line);
+          },
+        }),
+      callerCredentials(name, spec, this.exchanger),
     );
   }
 

@@ -13,6 +13,14 @@ export interface CallerContext {
   roles?: readonly string[];
   /** The caller's validated token claims (jwt, oidc), for a policy's `when` (`caller.claims`); never logged. */
   claims?: Readonly<Record<string, unknown>>;
+  /**
+   * (Not enumerable: never copied, logged or sent to a plugin worker.) The
+   * caller's validated incoming token, with the identity it proves: what a
+   * backend that acts for each caller (`auth.on_behalf_of`) exchanges for a
+   * token of its own. Absent for anonymous callers, local tokens and the
+   * management API.
+   */
+  readonly incomingCredential?: IncomingCredential;
   /** JSON-RPC id of the client's request, when there is one. */
   requestId?: string | number;
   /** Extra facts for the audit record of operations made for this caller (a workflow step: its workflow and step). */
@@ -35,6 +43,22 @@ export interface CallerContext {
    * (a progress token of its own) and each notification is handed over.
    */
   sendRequest?: (request: PeerMessage, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
+}
+
+/** An identity's validated bearer token: its kind and user id key whatever is obtained with it. */
+export interface IncomingCredential {
+  type: string;
+  userId: string;
+  token: string;
+}
+
+/** Gives a caller its identity's token, not enumerable (see CallerContext.incomingCredential). */
+export function withIncomingCredential<T extends CallerContext>(caller: T, identity: { type: string; userId?: string; token?: string }): T {
+  if (identity.userId !== undefined && identity.token !== undefined) {
+    const credential: IncomingCredential = { type: identity.type, userId: identity.userId, token: identity.token };
+    Object.defineProperty(caller, 'incomingCredential', { value: credential, enumerable: false });
+  }
+  return caller;
 }
 
 /** A request or notification between the gateway and a peer (client or backend), in any revision's vocabulary. */

@@ -55,7 +55,8 @@ function rawTransport(name: string, spec: BackendSpec, placement: Placement, sou
   }
   const headers = backendHeaders(spec);
   const auth = spec.auth?.type === 'oauth' ? requireSource(name, source).httpAuth(name, spec) : undefined;
-  if (spec.type === 'streamable-http') return new NodeStreamableHttpClientTransport(new URL(spec.url), { headers, auth });
+  const callerAuthorization = spec.auth !== undefined && 'on_behalf_of' in spec.auth && spec.auth.on_behalf_of !== undefined;
+  if (spec.type === 'streamable-http') return new NodeStreamableHttpClientTransport(new URL(spec.url), { headers, auth, callerAuthorization });
   // The SDK's SSE transport sends the configured headers on the event stream's GET and on every POST.
   if (auth) return new SSEClientTransport(new URL(spec.url), { authProvider: auth.provider, requestInit: { headers }, fetch: observing(auth) });
   return new SSEClientTransport(new URL(spec.url), { requestInit: { headers } });

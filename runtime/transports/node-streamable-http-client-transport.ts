@@ -73,6 +73,12 @@ export interface NodeStreamableHttpClientOptions {
   /** Sent with every request (e.g. Authorization). */
   headers?: Record<string, string>;
   auth?: HttpAuth;
+  /**
+   * The backend acts for each caller (`auth.on_behalf_of`): a request may bring
+   * its own `Authorization` (the caller's exchanged token), which then replaces
+   * any configured one for that request only.
+   */
+  callerAuthorization?: boolean;
   reconnection?: { initialReconnectionDelay: number; maxReconnectionDelay: number; reconnectionDelayGrowFactor: number; maxRetries: number };
 }
 
@@ -118,6 +124,7 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
   private _protocolVersion?: string;
   /** Headers of every request, rebuilt when the session id or protocol version changes. */
   private baseHeaders: Record<string, string> = {};
+  private readonly callerAuthorization: boolean;
   private started = false;
   private closed = false;
   private readonly inFlight = new Set<ClientRequest>();
@@ -129,6 +136,7 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
     this.url = url;
     this.extraHeaders = opts.headers ?? {};
     this.auth = opts.auth;
+    this.callerAuthorization = opts.callerAuthorization === true;
     this.reconnection = opts.reconnection ?? DEFAULT_RECONNECTION;
     const secure = url.protocol === 'https:';
     this.requestFn = secure ? https.request : http.request;
@@ -176,7 +184,7 @@ export class NodeStreamableHttpClientTransport implements BackendTransport {
       if (handshake) delete headers['mcp-session-id'];
       for (const [name, value] of Object.entries(options?.headers ?? {})) {
         const key = name.toLowerCase();
-        if (!RESERVED_REQUEST_HEADERS.has(key)) headers[key] = value;
+        if (!RESERVED_REQUEST_HEADERS.has(key) || (key === 'authorization' && this.callerAuthorization)) headers[key] = value;
       }
       const res = await this.authorized('POST', headers, body, requestSignal);
       const status = res.statusCode ?? 0;

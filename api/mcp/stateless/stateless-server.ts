@@ -12,7 +12,7 @@
 import { CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, Server, type ServerContext } from '@modelcontextprotocol/server';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../../runtime/version.js';
 import type { CallerIdentity } from '../../../runtime/access/identity.js';
-import type { CallerContext, ForwardOptions, JsonObject } from '../../../runtime/routing/caller.js';
+import { withIncomingCredential, type CallerContext, type ForwardOptions, type JsonObject } from '../../../runtime/routing/caller.js';
 import { abortReasonText } from '../../../runtime/backends/backend-errors.js';
 import { RequestCancelledError, RpcRefusal } from '../../../schemas/errors.js';
 import { RpcCode } from '../../../schemas/json-rpc-codes.js';
@@ -87,7 +87,7 @@ function callerOf(ctx: ServerContext, identity: CallerIdentity, clientIp: string
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const info = envelope?.[CLIENT_INFO_META_KEY] as { name?: unknown; version?: unknown } | undefined;
   const logLevel = envelope?.[LOG_LEVEL_META_KEY] as string | undefined;
-  return {
+  const caller: CallerContext = {
     sessionId: '',
     transport: 'streamable-http',
     clientIp,
@@ -107,6 +107,7 @@ function callerOf(ctx: ServerContext, identity: CallerIdentity, clientIp: string
         ),
       ),
   };
+  return withIncomingCredential(caller, identity);
 }
 
 function forwardOptions(ctx: ServerContext, signal: AbortSignal): ForwardOptions {

@@ -27,8 +27,8 @@ backends:
         audience: https://github-mcp.example.test
         scopes: [repo]
   jira:
-    type: sse
-    url: https://jira.example.test/sse
+    type: streamable-http
+    url: https://jira.example.test/mcp
     auth: { on_behalf_of: { type: user_oauth, issuer: "https://auth.jira.example.test", scopes: [read] } }
 `;
 
@@ -46,6 +46,12 @@ describe('auth.on_behalf_of', () => {
         scopes: ['repo'],
       },
     });
+  });
+
+  it('refuses it on an SSE backend, saying why: one set of headers for every caller', () => {
+    const sse =
+      'backends:\n  j:\n    type: sse\n    url: https://j.example.test/sse\n    auth: { on_behalf_of: { type: user_oauth, issuer: "https://a.example.test" } }\n';
+    expect(() => parseConfigText(sse, { env: {} })).toThrow(/backends\.j\.auth\.on_behalf_of.*needs a streamable-http backend/s);
   });
 
   it('refuses it on a stdio backend, saying why', () => {

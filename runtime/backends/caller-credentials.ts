@@ -1,0 +1,35 @@
+/**
+ * What a backend that acts for each caller (`auth.on_behalf_of`) receives
+ * with that caller's requests: the token the gateway obtained for this
+ * caller and this backend (RFC 8693 token exchange, cached per identity and
+ * backend by runtime/auth/token-exchange.ts), as the request's own
+ * `Authorization` over the shared connection. The connection's own traffic
+ * (initialize, lists, pings) carries no caller token; the caller's own
+ * incoming token never reaches the backend.
+ */
+import type { BackendSpec, TokenExchangeSpec } from '../../schemas/config.js';
+import type { CallerContext } from '../routing/caller.js';
+import type { TokenExchanger } from '../auth/token-exchange.js';
+import { CallerTokenRequiredError, PerUserSignInUnavailableError } from '../auth/errors.js';
+
+export interface CallerCredentials {
+  /** The `Authorization` value for this caller's request; rejects (typed) when there is none to give. */
+  authorizationFor(caller: CallerContext | undefined): Promise<string>;
+}
+
+/** The methods made for a caller; everything else the connection sends for itself. */
+export const CALLER_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+
+export function callerCredentials(backend: string, spec: BackendSpec, exchanger: TokenExchanger): CallerCredentials | undefined {
+  if (spec.type === 'stdio' || spec.auth === undefined || !('on_behalf_of' in spec.auth)) return undefined;
+  const obo = spec.auth.on_behalf_of;
+  if (obo.type !== 'token_exchange') return { authorizationFor: () => Promise.reject(new PerUserSignInUnavailableError(backend)) };
+  const exchange: TokenExchangeSpec = obo;
+  return {
+    async authorizationFor(caller) {
+      const credential = caller?.incomingCredential;
+      if (credential === undefined) throw new CallerTokenRequiredError(backend);
+      return `Bearer ${await exchanger.tokenFor(backend, exchange, credential)}`;
+    },
+  };
+}

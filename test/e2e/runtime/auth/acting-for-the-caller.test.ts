@@ -1,0 +1,142 @@
+/**
+ * Issue 34, item 1 end to end: a backend with `auth.on_behalf_of: {type:
+ * token_exchange}` behind a real gateway (client authentication `jwt`), a
+ * real authorization server that exchanges tokens (RFC 8693,
+ * test/fixtures/token-exchange-server.ts) and an HTTP MCP backend that
+ * verifies the token each call brings (signature, issuer, its own audience)
+ * and says whose it is. Two users call the same tool over one backend
+ * connection: each call carries that user's exchanged token, never the
+ * user's own token; an exchange the issuer refuses answers that caller with
+ * `token_exchange_refused` and leaves the other served; a caller with no
+ * token of its own (the management API) is refused before the backend sees
+ * anything.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import express from 'express';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
+import { startTokenExchangeServer, type TokenExchangeServer } from '../../../fixtures/token-exchange-server.js';
+
+const GATEWAY_AUD = 'http://gateway.test/mcp';
+const BACKEND_AUD = 'https://records-mcp.test';
+const SECRET = 'gateway-exchange-secret-0123456789';
+const MGMT = 'acting-for-the-caller-management-token-0123456789';
+
+/** An MCP server over HTTP whose one tool answers with the verified claims of the token its call carried. */
+async function startVerifyingBackend(as: TokenExchangeServer): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const app = express();
+  app.use(express.json());
+  app.post('/mcp', async (req, res) => {
+    const mcp = new McpServer({ name: 'records', version: '1.0.0' });
+    mcp.registerTool('whoami', { description: 'Whose token this call carries' }, async (extra) => {
+      const header = extra.requestInfo?.headers.authorization;
+      const token = typeof header === 'string' ? header.replace(/^Bearer /, '') : '';
+      seen.push(token);
+      if (!token) return { content: [{ type: 'text', text: 'no token' }], isError: true };
+      const claims = await as.verify(token, BACKEND_AUD);
+      return { content: [{ type: 'text', text: JSON.stringify({ sub: claims.sub, aud: claims.aud, act: claims.act }) }] };
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  app.all('/mcp', (_req, res) => void res.status(405).end());
+  const server: HttpServer = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    seen,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('a backend acting for each caller (token exchange)', () => {
+  let as: TokenExchangeServer;
+  let backend: Awaited<ReturnType<typeof startVerifyingBackend>>;
+  let h: Harness;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    as = await startTokenExchangeServer({ gatewayAudience: GATEWAY_AUD, audiences: [BACKEND_AUD], clients: { gateway: SECRET } });
+    backend = await startVerifyingBackend(as);
+    h = await startGateway({
+      server: { host: '127.0.0.1', port: 0, management: { token: MGMT } },
+      incoming_auth: { type: 'jwt', issuer: as.issuer, jwks_uri: `${as.issuer}/jwks`, audience: GATEWAY_AUD },
+      backends: {
+        records: {
+          type: 'streamable-http',
+          url: backend.url,
+          auth: {
+            on_behalf_of: {
+              type: 'token_exchange',
+              token_endpoint: as.tokenEndpoint,
+              client_id: 'gateway',
+              client_secret: SECRET,
+              audience: BACKEND_AUD,
+              scopes: ['read'],
+            },
+          },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await h?.close();
+    await backend?.close();
+    await as?.close();
+  });
+
+  async function clientOf(userToken: string): Promise<Client> {
+    const client = new Client({ name: 'acting-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${userToken}` } } }));
+    clients.push(client);
+    return client;
+  }
+  const text = (r: unknown) => ((r as { content: Array<{ text: string }> }).content[0]?.text ?? '') as string;
+
+  it("two users call the same tool; each call carries that user's exchanged token, never the user's own", async () => {
+    const [aliceToken, bobToken] = await Promise.all([as.userToken('alice'), as.userToken('bob')]);
+    const [alice, bob] = await Promise.all([clientOf(aliceToken), clientOf(bobToken)]);
+    const [a, b] = await Promise.all([alice.callTool({ name: 'records_whoami' }), bob.callTool({ name: 'records_whoami' })]);
+    expect(JSON.parse(text(a))).toEqual({ sub: 'alice', aud: BACKEND_AUD, act: { sub: 'gateway' } });
+    expect(JSON.parse(text(b))).toEqual({ sub: 'bob', aud: BACKEND_AUD, act: { sub: 'gateway' } });
+    expect(backend.seen).not.toContain(aliceToken);
+    expect(backend.seen).not.toContain(bobToken);
+    // Cached per identity and backend: a second call of alice's makes no new exchange.
+    const exchanges = as.calls('urn:ietf:params:oauth:grant-type:token-exchange');
+    expect(JSON.parse(text(await alice.callTool({ name: 'records_whoami' }))).sub).toBe('alice');
+    expect(as.calls('urn:ietf:params:oauth:grant-type:token-exchange')).toBe(exchanges);
+  });
+
+  it('an exchange the issuer refuses fails that caller only, with the reason; the other is still served', async () => {
+    const [malloryToken, carolToken] = await Promise.all([as.userToken('mallory'), as.userToken('carol')]);
+    as.refuseSubject('mallory');
+    const [mallory, carol] = await Promise.all([clientOf(malloryToken), clientOf(carolToken)]);
+    await expect(mallory.callTool({ name: 'records_whoami' })).rejects.toThrow(/refused a token for this caller \(access_denied/);
+    expect(JSON.parse(text(await carol.callTool({ name: 'records_whoami' }))).sub).toBe('carol');
+  });
+
+  it('a caller with no token of its own (the management API) is refused before the backend sees anything', async () => {
+    const before = backend.seen.length;
+    const res = await fetch(`${h.url}/manage/v1/tools/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${MGMT}` },
+      body: JSON.stringify({ tool: 'records_whoami', arguments: {} }),
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ error: 'token_exchange_refused', details: { backend: 'records', reason: 'no_caller_token' } });
+    expect(backend.seen.length).toBe(before);
+  });
+});
