@@ -44,6 +44,14 @@ export const AuditTarget = Type.Object(
     capability_name: Type.String(),
     /** The name at the backend. */
     original_name: Type.String(),
+    /**
+     * Whom the backend call was made as, when not as the gateway: a backend
+     * that acts for each caller (`auth.on_behalf_of`) got this user's token,
+     * obtained this way. Absent: the gateway's own credential (or none).
+     */
+    acting_as: Type.Optional(
+      Type.Object({ user_id: Type.String(), via: Type.Union([Type.Literal('token_exchange'), Type.Literal('user_oauth')]) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );

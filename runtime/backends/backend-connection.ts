@@ -137,6 +137,12 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     this.spec = spec;
   }
 
+  /** How this backend obtains each caller's token (`auth.on_behalf_of.type`), when it acts for its callers. */
+  get actsForCallers(): 'token_exchange' | 'user_oauth' | undefined {
+    const auth = this.spec.type === 'stdio' ? undefined : this.spec.auth;
+    return auth !== undefined && 'on_behalf_of' in auth ? auth.on_behalf_of.type : undefined;
+  }
+
   /** Connect, negotiation and first catalog load (config `timeouts.connect_s`, default 30 s). */
   get connectTimeoutMs(): number {
     return (this.spec.timeouts?.connect_s ?? DEFAULT_TIMEOUTS.connect_s) * 1000;

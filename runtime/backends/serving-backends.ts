@@ -46,6 +46,8 @@ export interface ServingBackendsEvents {
 export interface ServingTarget {
   request(method: string, params: JsonObject | undefined, opts: TargetRequestOptions): Promise<JsonObject>;
   readonly requestTimeoutMs: number;
+  /** How a backend that acts for each caller obtains their tokens (`auth.on_behalf_of.type`); absent: it sees the gateway. */
+  readonly actsForCallers?: 'token_exchange' | 'user_oauth';
   /**
    * Updates about a resource reach the bridge from now on, whatever the
    * revision (2025-11-25: `resources/subscribe`; 2026-07-28: the URI joins

@@ -31,6 +31,8 @@ export interface OperationContext {
   protocolVersion?: string;
   /** Set when the policies refused the operation: it then fails exactly as an unknown name does. */
   denial?: AccessDecision;
+  /** Set when the owning backend acts for each caller: whom the backend call was made as, and how (the audit record's `target.acting_as`). */
+  actingAs?: { userId: string; via: 'token_exchange' | 'user_oauth' };
   /** Extra facts for the audit record (a workflow step names its workflow and step). */
   metadata?: Record<string, unknown>;
   /** The client's trace context (`_meta.traceparent`, …), when it sent one. */

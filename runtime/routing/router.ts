@@ -218,17 +218,26 @@ export class Router {
       if (this.refused(ctx, caller, op, route)) throw op.notFound();
       const { method, params } = op.outgoing(route);
       const chain = this.plugins;
-      if (chain === undefined || op.hook === undefined) return this.forward(route.backend, method, withTrace(params, ctx.outgoingTrace), caller, opts);
+      if (chain === undefined || op.hook === undefined) return this.forward(route.backend, method, withTrace(params, ctx.outgoingTrace), caller, opts, ctx);
       const call = pluginCall(op.hook, op.capability, route, params, caller, opts);
       const given = call.arguments;
       // Arguments the plugins left as they were go as they came (absent stays absent); a resource has none.
       const withArguments = (args: JsonObject) => (args === given || op.hook === 'resources/read' ? params : { ...params, arguments: args });
-      return chain.run(ctx, call, (args) => this.forward(route.backend, method, withTrace(withArguments(args), ctx.outgoingTrace), caller, opts));
+      return chain.run(ctx, call, (args) => this.forward(route.backend, method, withTrace(withArguments(args), ctx.outgoingTrace), caller, opts, ctx));
     });
   }
 
-  private async forward(backend: string, method: string, params: JsonObject, caller: CallerContext, opts: ForwardOptions): Promise<JsonObject> {
+  private async forward(
+    backend: string,
+    method: string,
+    params: JsonObject,
+    caller: CallerContext,
+    opts: ForwardOptions,
+    ctx?: OperationContext,
+  ): Promise<JsonObject> {
     const target = this.target(backend);
+    const via = target.actsForCallers;
+    if (ctx && via && caller.userId !== undefined) ctx.actingAs = { userId: caller.userId, via };
     opts.onBackend?.(backend);
     const release = this.inFlight.add(backend, caller);
     try {

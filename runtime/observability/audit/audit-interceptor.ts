@@ -35,6 +35,7 @@ function base(ctx: OperationContext, startedAt: number) {
     method: ctx.method,
     capabilityName: ctx.capability,
     originalName: ctx.originalName ?? ctx.capability,
+    actingAs: ctx.actingAs,
     startedAt,
     metadata: { ...ctx.metadata, transport: ctx.transport, jsonrpc_id: ctx.requestId ?? null, ...(ctx.plugins && { plugins: ctx.plugins }) },
   };

@@ -21,6 +21,8 @@ export interface AuditRecordInput {
   capabilityName: string;
   /** The name at the backend. */
   originalName: string;
+  /** Whom the backend call was made as, when the backend acts for each caller. */
+  actingAs?: { userId: string; via: 'token_exchange' | 'user_oauth' };
   /** `performance.now()` when the operation started. */
   startedAt: number;
   /** Set when the operation threw. */
@@ -62,6 +64,7 @@ export function buildAuditRecord(input: AuditRecordInput): AuditRecord {
       method: input.method,
       capability_name: input.capabilityName,
       original_name: input.originalName,
+      ...(input.actingAs === undefined ? {} : { acting_as: { user_id: input.actingAs.userId, via: input.actingAs.via } }),
     },
     outcome: {
       status: input.denial ? 'denied' : failure === null ? 'success' : 'error',

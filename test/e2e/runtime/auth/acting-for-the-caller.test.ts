@@ -9,7 +9,7 @@
  * user's own token; an exchange the issuer refuses answers that caller with
  * `token_exchange_refused` and leaves the other served; a caller with no
  * token of its own (the management API) is refused before the backend sees
- * anything.
+ * anything. The audit record names whom each backend call was made as.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
@@ -118,6 +118,14 @@ describe('a backend acting for each caller (token exchange)', () => {
     const exchanges = as.calls('urn:ietf:params:oauth:grant-type:token-exchange');
     expect(JSON.parse(text(await alice.callTool({ name: 'records_whoami' }))).sub).toBe('alice');
     expect(as.calls('urn:ietf:params:oauth:grant-type:token-exchange')).toBe(exchanges);
+  });
+
+  it('the audit record names whom each backend call was made as, and how; no token is in it', async () => {
+    const res = await fetch(`${h.url}/manage/v1/audit?tool=records_whoami&user=bob`, { headers: { authorization: `Bearer ${MGMT}` } });
+    const { records } = (await res.json()) as { records: Array<{ target: Record<string, unknown> }> };
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.at(-1)!.target).toMatchObject({ backend: 'records', acting_as: { user_id: 'bob', via: 'token_exchange' } });
+    expect(JSON.stringify(records)).not.toMatch(/eyJ/);
   });
 
   it('an exchange the issuer refuses fails that caller only, with the reason; the other is still served', async () => {
