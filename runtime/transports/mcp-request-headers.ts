@@ -18,12 +18,13 @@
  */
 
 const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
-const SENTINEL_PREFIX = '=?base64?';
-const SENTINEL_SUFFIX = '?=';
+/** How a header value that is not plain ASCII is carried: `=?base64?…?=` (both sides of the gateway read and write it). */
+export const SENTINEL_PREFIX = '=?base64?';
+export const SENTINEL_SUFFIX = '?=';
 const PARAM_HEADER_PREFIX = 'Mcp-Param-';
 
-/** Which body field `Mcp-Name` mirrors, per method. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
+/** Which body field `Mcp-Name` mirrors, per method (the front door checks what this side writes). */
+export const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',

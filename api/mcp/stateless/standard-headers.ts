@@ -12,19 +12,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import { ProtocolRefusedError } from '../../../schemas/errors.js';
 import { RpcCode } from '../../../schemas/json-rpc-codes.js';
+import { NAME_SOURCE, SENTINEL_PREFIX, SENTINEL_SUFFIX } from '../../../runtime/transports/mcp-request-headers.js';
 
-/** Which body field `Mcp-Name` mirrors, per method. */
-const NAME_SOURCE: Record<string, 'name' | 'uri' | 'taskId'> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
-
-const SENTINEL_PREFIX = '=?base64?';
-const SENTINEL_SUFFIX = '?=';
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
