@@ -81,12 +81,14 @@ export class AccessControl implements AccessCheck {
    * token (no user); a person signed in as an identity of `incoming_auth`
    * (docs/management-api.md#roles) calls as that identity, policies and all.
    */
-  check(caller: CallerContext, kind: CapabilityKind, name: string, backend: string, facts?: CallFacts): AccessDecision {
+  check(caller: CallerContext, kind: CapabilityKind, name: string, backend: string, facts?: CallFacts | (() => CallFacts)): AccessDecision {
     if (!this.on || (caller.transport === 'management' && caller.userId === undefined)) return ALLOWED;
     const roles = caller.roles ?? NO_ROLES;
     const candidates = this.candidates(roles, kind, name, backend);
     if (candidates.conditional.length === 0) return candidates.otherwise;
-    return this.policy.settle(candidates, () => factBindings({ userId: caller.userId, roles, kind, name, backend, facts }));
+    return this.policy.settle(candidates, () =>
+      factBindings({ userId: caller.userId, roles, kind, name, backend, facts: typeof facts === 'function' ? facts() : facts }),
+    );
   }
 
   /** What this caller may see of the route table's lists (the unfiltered lists themselves when nothing is hidden). */

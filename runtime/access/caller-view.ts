@@ -59,7 +59,9 @@ export class CallerView {
 
   /** Whether this caller may read (and so subscribe to) a resource; an unknown URI is the router's to refuse. */
   mayRead(caller: CallerContext, uri: string, backend: string | undefined): boolean {
-    return backend === undefined || this.access.check(caller, 'resource', uri, backend, callFacts(caller, 'resources/read', undefined, undefined)).allowed;
+    return (
+      backend === undefined || this.access.check(caller, 'resource', uri, backend, () => callFacts(caller, 'resources/read', undefined, undefined)).allowed
+    );
   }
 
   /**

@@ -295,7 +295,7 @@ export class Router {
 
   /** Asks the policies about the resolved capability; a refusal is recorded on the operation for the audit. */
   private refused(ctx: OperationContext, caller: CallerContext, op: OperationSpec, route?: Route): boolean {
-    const decision = this.access.check(caller, op.kind, ctx.capability, ctx.backend!, callFacts(caller, op.wireMethod, op.arguments, route));
+    const decision = this.access.check(caller, op.kind, ctx.capability, ctx.backend!, () => callFacts(caller, op.wireMethod, op.arguments, route));
     if (decision.allowed) return false;
     ctx.denial = decision;
     return true;
