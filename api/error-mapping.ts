@@ -149,6 +149,7 @@ export function toGatewayError(err: unknown): GatewayError {
 export function toJsonRpcError(err: unknown): ProtocolError {
   if (err instanceof ProtocolError) return err;
   if (err instanceof BackendCallError && err.rpcCode !== undefined) return new ProtocolError(err.rpcCode, err.message, err.rpcData);
+  if (err instanceof ProtocolRefusedError) return new ProtocolError(err.rpcCode, err.message, err.rpcData);
   if (err instanceof GatewayError) {
     const data = { error: err.code, ...err.details };
     switch (err.code) {

@@ -150,7 +150,7 @@ export class Gateway {
     // Shared sessions: Redis is connected (or said to be unreachable) before the first request.
     await this.runtime.shared?.start();
     try {
-      this.front = await buildMcpFrontDoor(this.runtime, controller);
+      this.front = await buildMcpFrontDoor(this.runtime, controller, logger);
       const requestShutdown = (timeoutS?: number) => void this.shutdown(timeoutS);
       this.listening = await listen(controller.config, opts, this.runtime, this.observability, this.redactor, requestShutdown, this.front);
     } catch (err) {
@@ -195,6 +195,8 @@ export class Gateway {
     }
     //    2026-07-28 listen streams end gracefully either way (their clients listen again, elsewhere or later): they would hold step 2 open.
     this.front?.listens.closeAll();
+    //    Calls waiting for their clients' input will not get it from this process: they end at their backends now.
+    this.front?.rounds.close();
     let closing = draining ? undefined : this.closeListeners();
     // 2. Let forwarded requests finish, up to the timeout.
     const deadline = Date.now() + timeoutSeconds * 1000;

@@ -2,7 +2,8 @@
  * Part of step 4 of start-up: what the MCP endpoints serve with. The method
  * table both revisions share; for 2025-11-25 sessions, where their changes
  * go (this process, or the shared store); for 2026-07-28, the stateless
- * server, its listen streams and the clients it has seen.
+ * server, its listen streams, the clients it has seen and the calls
+ * waiting for their input.
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { GatewayController } from '../controller/gateway-controller.js';
@@ -14,6 +15,9 @@ import { ListenStreams } from '../api/mcp/stateless/listen-streams.js';
 import { RecentClients } from '../api/mcp/stateless/recent-clients.js';
 import { createStatelessServer } from '../api/mcp/stateless/stateless-server.js';
 import type { Runtime } from './runtime.js';
+import type { Logger } from '../runtime/observability/logging/logger.js';
+import type { StatelessRounds } from '../runtime/rounds/stateless-rounds.js';
+import { buildInputRounds } from './input-rounds.js';
 
 export interface McpFrontDoor {
   context: McpContext;
@@ -21,18 +25,22 @@ export interface McpFrontDoor {
   listens: ListenStreams;
   /** Clients seen without a session (GET /manage/v1/clients). */
   clients: RecentClients;
+  /** Calls of 2026-07-28 clients waiting for their input: cancelled at shutdown. */
+  rounds: StatelessRounds;
 }
 
-export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayController): Promise<McpFrontDoor> {
+export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayController, log: Logger): Promise<McpFrontDoor> {
   const methods = sharedMethods({ router: runtime.router, view: runtime.view, optimizer: runtime.optimizer, firstConnects: runtime.firstConnects });
   const listens = new ListenStreams({ fanout: runtime.fanout, subscriptions: runtime.subscriptions, router: runtime.router, view: runtime.view });
   const clients = new RecentClients(runtime.replicaId);
   const stateless = new ExchangeTransport();
+  const rounds = buildInputRounds(runtime, controller, log.child({ component: 'input-rounds' }));
   await createStatelessServer(
     {
       methods,
       listens,
       clients,
+      rounds,
       cacheTtlMs: () => controller.config.server.cache_ttl_s * 1000,
       personal: () => runtime.view.personal,
     },
@@ -53,5 +61,5 @@ export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayCon
     stateless,
     drainingRetryS: () => runtime.drain.retryS,
   };
-  return { context, listens, clients };
+  return { context, listens, clients, rounds };
 }

@@ -101,6 +101,19 @@ export const AuditMetadata = Type.Object(
     jsonrpc_id: Type.Union([Type.String(), Type.Number(), Type.Null()]),
     /** Present when a plugin blocked, changed, answered from its cache or retried the operation. */
     plugins: Type.Optional(Type.Array(PluginAction)),
+    /** Present when the call asked its client for input (elicitation, sampling, roots): one record for all its rounds. */
+    input_rounds: Type.Optional(
+      Type.Object(
+        {
+          rounds: Type.Integer({ minimum: 1 }),
+          /** The kinds of request asked, in order (never the answers). */
+          asked: Type.Array(Type.String()),
+          /** The call was run again at its backend to finish it, on a replica that did not hold it (at least once). */
+          reissued: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: true },
 );

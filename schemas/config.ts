@@ -294,6 +294,33 @@ export const ConfigSchema = Type.Object(
           description:
             'Seconds a 2026-07-28 client may keep a list result (`ttlMs`; `server/discover` too); a resource read is kept no longer than its backend says.',
         }),
+        input_rounds: Section(
+          {
+            state_key: Type.Optional(
+              Type.String({
+                minLength: 32,
+                description:
+                  'Key (32+ characters; use `secret:NAME`) that seals the `requestState` the gateway hands 2026-07-28 clients. Replicas behind one balancer must share it. Unset: a random key made at start, shared through Redis with `sessions.store: redis`, else known to this process only.',
+              }),
+            ),
+            previous_state_key: Type.Optional(
+              Type.String({ minLength: 32, description: 'The key before a rotation: states it sealed are still accepted until they expire.' }),
+            ),
+            input_timeout_s: Type.Number({
+              exclusiveMinimum: 0,
+              default: 300,
+              description:
+                "How long a call waits for its client's input (an answered `input_required`, or a request to a 2025-11-25 client) before it is cancelled at the backend.",
+            }),
+            max_rounds: Type.Integer({ minimum: 1, default: 8, description: 'Rounds of input one call may ask for; one more fails the call.' }),
+            max_input_bytes: Type.Integer({
+              minimum: 1024,
+              default: 262144,
+              description: 'Largest `inputRequests` a backend may ask for in one round, and largest `inputResponses` a client may send, as JSON bytes.',
+            }),
+          },
+          "Calls that need the client's input (elicitation, sampling, roots), in either protocol revision (docs/protocol-versions.md).",
+        ),
         allowed_hosts: Type.Optional(
           Type.Array(Type.String({ minLength: 1 }), {
             description:

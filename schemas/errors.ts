@@ -415,3 +415,28 @@ export class RequestIdInFlightError extends ProtocolRefusedError {
     super(RpcCode.InvalidRequest, message, undefined, batch ? null : (ids[0] ?? null), 400);
   }
 }
+
+/**
+ * A call needs its client to answer a request (elicitation, sampling,
+ * roots) that the client did not declare it can answer: -32021, with the
+ * capability it needs in `data.requiredCapabilities` (2026-07-28's error,
+ * given to clients of either revision).
+ */
+export class MissingClientCapabilityError extends ProtocolRefusedError {
+  constructor(capability: string, method: string, requiredCapabilities: Record<string, unknown>, requestId: string | number | null = null) {
+    super(
+      RpcCode.MissingRequiredClientCapability,
+      `The call needs the client capability '${capability}' to answer ${method}, which the client did not declare`,
+      { requiredCapabilities },
+      requestId,
+      200,
+    );
+  }
+}
+
+/** A backend asked a client for more input than `server.input_rounds` allows (rounds or size): the call fails, the backend's call is cancelled. */
+export class InputLimitError extends GatewayError {
+  constructor(backend: string | undefined, reason: 'too_many_rounds' | 'input_too_large', message: string) {
+    super('backend_error', message, { ...(backend ? { backend } : {}), reason });
+  }
+}

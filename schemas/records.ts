@@ -113,6 +113,7 @@ export const STAGES = [
   'tool_quarantined',
   'tool_flagged',
   'tool_approved',
+  'input_timed_out',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 

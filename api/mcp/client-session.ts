@@ -77,6 +77,11 @@ export class ClientSession implements ClientEndpoint {
     return this.server.getNegotiatedProtocolVersion();
   }
 
+  /** What the client declared at initialize it can answer. */
+  get capabilities(): Readonly<Record<string, unknown>> | undefined {
+    return this.server.getClientCapabilities();
+  }
+
   can(capability: ClientCapability): boolean {
     return this.server.getClientCapabilities()?.[capability] !== undefined;
   }

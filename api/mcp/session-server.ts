@@ -138,6 +138,7 @@ function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: Server
     requestId: request?.id,
     protocolVersion: session.protocolVersion,
     client: session.client,
+    clientCapabilities: session.capabilities,
     // Tied to this request, so on streamable HTTP it travels on the same response stream.
     sendRequest:
       ctx &&

@@ -223,7 +223,8 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     const client = new Client(
       { name: GATEWAY_NAME, version: GATEWAY_VERSION },
       {
-        capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } },
+        // Everything a client may be asked: whether this call's client can answer is checked when the backend asks (runtime/rounds/).
+        capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
         versionNegotiation: negotiationFor(this.spec, timeoutMs),
         // A 2026-07-28 call that needs input comes back as its `input_required` result: the gateway decides what to do with it.
         inputRequired: { autoFulfill: false },

@@ -64,6 +64,18 @@ export class RedisCluster {
     return new RedisRateCounterStore(this.connection.commands, this.keys, limiter, this.log);
   }
 
+  /**
+   * A random key every replica shares (the first to ask makes it): what
+   * seals `requestState` when `server.input_rounds.state_key` is unset.
+   */
+  async sharedRequestStateKey(): Promise<Buffer> {
+    const key = this.keys.requestStateKey;
+    await this.connection.commands.set(key, randomBytes(32).toString('base64'), 'NX');
+    const value = await this.connection.commands.get(key);
+    if (!value) throw new Error('the shared requestState key vanished from Redis');
+    return Buffer.from(value, 'base64');
+  }
+
   /** Tells every replica. */
   broadcast(m: ClusterMessage): void {
     this.bus.publish(this.keys.bus, encodeMessage(m));

@@ -35,6 +35,16 @@ export class RedisKeys {
     return `${this.prefix}:rate:${limiter}:${key}`;
   }
 
+  /** The key that seals `requestState` when the config names none: made by the first replica, read by the others. */
+  get requestStateKey(): string {
+    return `${this.prefix}:request-state-key`;
+  }
+
+  /** Where one replica hears about the calls it holds that wait for their client's input (runtime/cluster/redis-round-peers.ts). */
+  rounds(tag: string): string {
+    return `${this.prefix}:rounds:${tag}`;
+  }
+
   /** What every replica hears: ended sessions, cancellations, changed session fields. */
   get bus(): string {
     return `${this.prefix}:bus`;

@@ -1,5 +1,6 @@
 /** Who a forwarded request is made for, and how to reach that client back. */
 import type { CallerTransport } from './operation.js';
+import type { InputRoundsRecord } from '../rounds/input-rounds-record.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -43,6 +44,17 @@ export interface CallerContext {
    * (a progress token of its own) and each notification is handed over.
    */
   sendRequest?: (request: PeerMessage, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
+  /** What the client declared it can answer (initialize's capabilities, or the request's `_meta` envelope's). */
+  clientCapabilities?: Readonly<Record<string, unknown>>;
+  /**
+   * Set for 2026-07-28 callers: a backend's `input_required` goes back to
+   * them as the call's result (runtime/rounds/stateless-rounds.ts); for
+   * other callers the gateway asks the client itself and repeats the call
+   * (runtime/rounds/session-rounds.ts).
+   */
+  answersInputRequired?: boolean;
+  /** The input this call has asked its client for so far, for its audit record. */
+  inputRounds?: InputRoundsRecord;
 }
 
 /** An identity's validated bearer token: its kind and user id key whatever is obtained with it. */

@@ -7,6 +7,7 @@
 import type { AuditMethod, PluginAction } from '../../schemas/audit-record.js';
 import type { AccessDecision } from '../../schemas/access-config.js';
 import type { TraceCarrier } from '../observability/telemetry/trace-context.js';
+import type { InputRoundsRecord } from '../rounds/input-rounds-record.js';
 export type OperationMethod = AuditMethod;
 
 export type CallerTransport = 'streamable-http' | 'sse' | 'management';
@@ -35,6 +36,8 @@ export interface OperationContext {
   actingAs?: { userId: string; via: 'token_exchange' | 'user_oauth' };
   /** Extra facts for the audit record (a workflow step names its workflow and step). */
   metadata?: Record<string, unknown>;
+  /** Set when the call asked its client for input (elicitation, sampling, roots): the audit record's `metadata.input_rounds`. */
+  inputRounds?: InputRoundsRecord;
   /** The client's trace context (`_meta.traceparent`, …), when it sent one. */
   trace?: TraceCarrier;
   /** Set by telemetry: the trace context the backend is sent (the gateway's span as its parent). */

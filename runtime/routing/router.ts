@@ -29,6 +29,12 @@ import { callFacts } from './call-facts.js';
 import type { CapabilityKind } from '../../schemas/access-config.js';
 import { traceCarrierOf, type TraceCarrier } from '../observability/telemetry/trace-context.js';
 import { afterFirstConnects, FIRST_CONNECT_RETRY_S, NO_FIRST_CONNECTS, type FirstConnects } from './first-connects.js';
+import { isInputRequired } from '../rounds/input-requests.js';
+import { answerForSession } from '../rounds/session-rounds.js';
+import type { RoundLimits } from '../rounds/round-limits.js';
+
+/** `server.input_rounds` defaults, until the running config's are set. */
+const DEFAULT_ROUND_LIMITS: RoundLimits = { inputTimeoutMs: 300_000, maxRounds: 8, maxInputBytes: 262_144 };
 
 /** One operation: what it is called, how its route is found, and what goes to the owner. */
 interface OperationSpec {
@@ -60,6 +66,7 @@ export class Router {
   private run: OperationRunner = compose([]);
   /** None configured: no chain, not even a check per plugin. */
   private plugins: PluginChain | undefined;
+  private roundLimits: () => RoundLimits = () => DEFAULT_ROUND_LIMITS;
 
   constructor(
     private readonly serving: RouteSource,
@@ -74,6 +81,11 @@ export class Router {
 
   setInterceptors(interceptors: readonly Interceptor[]): void {
     this.run = compose(interceptors);
+  }
+
+  /** The bounds of calls that ask their client for input (`server.input_rounds` of the running config). */
+  setRoundLimits(limits: () => RoundLimits): void {
+    this.roundLimits = limits;
   }
 
   /** The plugin chain of the running config (runtime/plugins), or none. */
@@ -208,6 +220,7 @@ export class Router {
       protocolVersion: caller.protocolVersion,
       requestId: caller.requestId,
       metadata: caller.metadata,
+      inputRounds: caller.inputRounds,
       trace: traceCarrierOf(op.meta),
     };
     // async, so an unknown name becomes a rejected promise even with no interceptor installed.
@@ -240,14 +253,16 @@ export class Router {
     if (ctx && via && caller.userId !== undefined) ctx.actingAs = { userId: caller.userId, via };
     opts.onBackend?.(backend);
     const release = this.inFlight.add(backend, caller);
+    const sent = stripProgressToken(params);
+    const options = { signal: opts.signal, timeoutMs: target.requestTimeoutMs, onprogress: opts.onprogress, caller };
     try {
-      return await target.request(method, stripProgressToken(params), {
-        signal: opts.signal,
-        timeoutMs: target.requestTimeoutMs,
-        onprogress: opts.onprogress,
-        caller,
-      });
+      const result = await target.request(method, sent, options);
+      if (!isInputRequired(result)) return result;
+      // A 2026-07-28 backend needs the client's input: a client that is sent requests is asked here, round after round.
+      const repeat = (round: JsonObject) => target.request(method, { ...sent, ...round }, options);
+      return await answerForSession(result, caller, repeat, this.roundLimits(), backend, opts.signal);
     } finally {
+      if (ctx && caller.inputRounds) ctx.inputRounds = caller.inputRounds;
       release();
     }
   }

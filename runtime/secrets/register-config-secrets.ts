@@ -1,6 +1,6 @@
 /**
  * Registers the credentials a config carries with the redactor, whether or
- * not they came through `secret:` references: the management token, the console's client secret, registry
+ * not they came through `secret:` references: the management token, the console's client secret, the keys that seal `requestState`, registry
  * tokens, the local tokens of MCP clients (`incoming_auth.tokens`), backend `auth` tokens, client secrets and private keys, the password in the Redis URL, and the backend `headers`
  * and `env` values whose names mark them as credentials.
  * Registering a value too short to redact safely throws, which fails the
@@ -29,6 +29,8 @@ export function registerConfigSecrets(config: GatewayConfig, redactor: Redactor,
   register('server.management.token', config.server.management.token);
   register('GATEWAY_MGMT_TOKEN', env.GATEWAY_MGMT_TOKEN);
   register('server.console.oidc.client_secret', config.server.console.oidc?.client_secret);
+  register('server.input_rounds.state_key', config.server.input_rounds.state_key);
+  register('server.input_rounds.previous_state_key', config.server.input_rounds.previous_state_key);
   for (const [index, registry] of config.registries.entries()) register(`registries.${index}.token`, registry.token);
   register('sessions.redis.url', urlPassword(config.sessions.redis.url));
   for (const [index, local] of (config.incoming_auth.tokens ?? []).entries()) register(`incoming_auth.tokens.${index}.token`, local.token);

@@ -9,7 +9,7 @@
  * share (../methods/), plus `subscriptions/listen`; the caller is made from
  * the route's authentication and the request's envelope.
  */
-import { CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, Server, type ServerContext } from '@modelcontextprotocol/server';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../../runtime/version.js';
 import type { CallerIdentity } from '../../../runtime/access/identity.js';
 import { withIncomingCredential, type CallerContext, type ForwardOptions, type JsonObject } from '../../../runtime/routing/caller.js';
@@ -24,11 +24,15 @@ import type { ExchangeTransport } from './exchange-transport.js';
 import type { ListenStreams } from './listen-streams.js';
 import { withCacheHints } from './cache-hints.js';
 import type { RecentClients } from './recent-clients.js';
+import { MAY_ASK_FOR_INPUT } from '../../../runtime/rounds/input-requests.js';
+import type { StatelessRounds } from '../../../runtime/rounds/stateless-rounds.js';
 
 export interface StatelessServerDeps {
   methods: MethodTable;
   listens: ListenStreams;
   clients: RecentClients;
+  /** Calls that need the client's input, across rounds (runtime/rounds/). */
+  rounds: StatelessRounds;
   /** `server.cache_ttl_s` of the running config, in ms. */
   cacheTtlMs(): number;
   /** Whether what callers see depends on who they are. */
@@ -72,7 +76,21 @@ export async function createStatelessServer(deps: StatelessServerDeps, transport
       }
       const handler = deps.methods.get(request.method);
       if (!handler) throw new RpcRefusal(RpcCode.MethodNotFound, `Method not found: ${request.method}`);
-      const result = await handler({ params, caller, forward: forwardOptions(ctx, signal) });
+      const result = MAY_ASK_FOR_INPUT.has(request.method)
+        ? await deps.rounds.serve(
+            {
+              method: request.method,
+              params,
+              caller,
+              capabilities: caller.clientCapabilities,
+              inputResponses: ctx.mcpReq.inputResponses,
+              requestState: ctx.mcpReq.requestState<string>(),
+              signal,
+              onprogress: progressRelay(ctx),
+            },
+            (who, forward, withRound) => handler({ params: withRound, caller: who, forward }),
+          )
+        : await handler({ params, caller, forward: forwardOptions(ctx, signal) });
       return withCacheHints(request.method, result, { ttlMs: deps.cacheTtlMs(), personal: deps.personal() });
     } catch (err) {
       throw toJsonRpcError(signal.aborted ? new RequestCancelledError(abortReasonText(signal.reason)) : err);
@@ -98,7 +116,9 @@ function callerOf(ctx: ServerContext, identity: CallerIdentity, clientIp: string
     protocolVersion: MODERN_PROTOCOL_VERSION,
     client: typeof info?.name === 'string' ? { name: info.name, ...(typeof info.version === 'string' ? { version: info.version } : {}) } : undefined,
     requestStream: { logLevel, notify: (n) => void ctx.mcpReq.notify(n).catch(() => undefined) },
-    // A backend's request in the middle of this call cannot reach a 2026-07-28 client as a request of its own.
+    clientCapabilities: envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined,
+    // A backend's request in the middle of a call that cannot answer input_required (a completion) has nowhere to go;
+    // the calls that can are given their own way to ask (runtime/rounds/stateless-rounds.ts).
     sendRequest: (req) =>
       Promise.reject(
         new RpcRefusal(

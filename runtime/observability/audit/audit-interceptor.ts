@@ -37,6 +37,12 @@ function base(ctx: OperationContext, startedAt: number) {
     originalName: ctx.originalName ?? ctx.capability,
     actingAs: ctx.actingAs,
     startedAt,
-    metadata: { ...ctx.metadata, transport: ctx.transport, jsonrpc_id: ctx.requestId ?? null, ...(ctx.plugins && { plugins: ctx.plugins }) },
+    metadata: {
+      ...ctx.metadata,
+      transport: ctx.transport,
+      jsonrpc_id: ctx.requestId ?? null,
+      ...(ctx.plugins && { plugins: ctx.plugins }),
+      ...(ctx.inputRounds && ctx.inputRounds.rounds > 0 && { input_rounds: { ...ctx.inputRounds, asked: [...ctx.inputRounds.asked] } }),
+    },
   };
 }

@@ -1,0 +1,162 @@
+/**
+ * Calls that need the client's input, on any replica (issue 33, item 4):
+ * two real `gateway server` replicas, each with its own 2025-11-25 stdio
+ * backend that elicits in the middle of a call. A 2026-07-28 client starts
+ * the call on one replica and repeats it on the other.
+ *
+ * - `sessions.store: redis`: the repeat is handed to the replica holding the
+ *   call over Redis, which finishes it: the backend ran it once (one audit
+ *   record, on the holder; none on the other).
+ * - No shared store (`memory`, with a shared `state_key`): the other replica
+ *   runs the call again and answers the backend from the state (at least
+ *   once, `input_rounds.reissued` in its audit record); the holder's waiting
+ *   call is cancelled at its input timeout.
+ *
+ * Then a v2 client through HAProxy (round robin, so each repeat reaches the
+ * other replica) completes such calls in both set-ups.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startGatewayCli, type GatewayProcess } from '../../../helpers/gateway-cli.js';
+import { Haproxy } from '../../../helpers/haproxy.js';
+import { RedisServer } from '../../../helpers/redis-server.js';
+import { stdioFixture } from '../../../fixtures/fixture-backend.js';
+import { waitFor } from '../../../helpers/wait.js';
+import { modernToolCall } from '../../../helpers/modern-call.js';
+
+const MODERN = '2026-07-28';
+const MGMT = 'input-rounds-replicas-management-0123456789';
+const STATE_KEY = 'input-rounds-replicas-state-key-0123456789abcdef';
+const textOf = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
+
+interface Bed {
+  replicas: GatewayProcess[];
+  audit: string[];
+  proxy: Haproxy;
+  stop(): Promise<void>;
+}
+
+async function startBed(store: 'redis' | 'memory'): Promise<Bed> {
+  const dir = mkdtempSync(join(tmpdir(), `gw-rounds-${store}-`));
+  const redis = store === 'redis' ? await RedisServer.start() : undefined;
+  const config = join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    stringify({
+      server: {
+        host: '127.0.0.1',
+        port: 0,
+        shutdown_drain_s: 0.5,
+        input_rounds: { input_timeout_s: 3, ...(store === 'memory' ? { state_key: '${STATE_KEY}' } : {}) },
+      },
+      sessions: redis ? { store: 'redis', redis: { url: redis.url } } : { store: 'memory' },
+      audit: { enabled: true, file: '${AUDIT_FILE}' },
+      containers: { enabled: false },
+      backends: { fx: stdioFixture(['--name', 'fx']) },
+    }),
+  );
+  const replicas: GatewayProcess[] = [];
+  const audit: string[] = [];
+  for (const id of ['r1', 'r2']) {
+    const file = join(dir, `audit-${id}.jsonl`);
+    audit.push(file);
+    replicas.push(
+      await startGatewayCli({
+        args: ['--config', config, '--log-format', 'json'],
+        cwd: dir,
+        env: { ...process.env, GATEWAY_REPLICA_ID: id, GATEWAY_MGMT_TOKEN: MGMT, GATEWAY_STATE_DIR: join(dir, `state-${id}`), AUDIT_FILE: file, STATE_KEY },
+        timeoutMs: 60_000,
+      }),
+    );
+  }
+  const proxy = await Haproxy.start(replicas.map((r) => r.url));
+  await proxy.allUp(2, 30_000, MGMT);
+  return {
+    replicas,
+    audit,
+    proxy,
+    async stop() {
+      await proxy.stop();
+      await Promise.all(replicas.map((r) => r.stop()));
+      await redis?.stop();
+    },
+  };
+}
+
+const rawCall = (url: string, params: Record<string, unknown>) => modernToolCall(url, params);
+
+/** The audit records of fx_elicit calls on one replica (the record has no arguments: each test starts with none). */
+function records(file: string, _question: string): Array<Record<string, any>> {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>)
+    .filter((r) => r.target?.capability_name === 'fx_elicit');
+}
+
+/** Starts the call on r1 and repeats it on r2; answers what r2 answered. */
+async function acrossReplicas(bed: Bed, question: string) {
+  const params = { name: 'fx_elicit', arguments: { question } };
+  const first = await rawCall(bed.replicas[0]!.url, params);
+  expect(first.result?.resultType).toBe('input_required');
+  const [key] = Object.keys(first.result!.inputRequests as object);
+  return rawCall(bed.replicas[1]!.url, {
+    ...params,
+    inputResponses: { [key!]: { action: 'accept', content: { answer: question } } },
+    requestState: first.result!.requestState,
+  });
+}
+
+async function throughBalancer(bed: Bed): Promise<string[]> {
+  const client = new Client(
+    { name: 'rounds-balanced', version: '2.0.0' },
+    { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: MODERN } } },
+  );
+  client.setRequestHandler('elicitation/create', async (r) => ({ action: 'accept', content: { answer: `ok ${r.params.message}` } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${bed.proxy.url}/mcp`)));
+  try {
+    const answers: string[] = [];
+    for (let i = 0; i < 3; i++) answers.push(textOf(await client.callTool({ name: 'fx_elicit', arguments: { question: `balanced ${i}` } })));
+    return answers;
+  } finally {
+    await client.close();
+  }
+}
+
+describe('calls waiting for input, on any replica', { timeout: 180_000 }, () => {
+  const beds: Bed[] = [];
+  afterAll(async () => {
+    await Promise.all(beds.map((b) => b.stop()));
+  });
+
+  it('with Redis, the replica holding the call finishes it: the backend ran it once', async () => {
+    const bed = await startBed('redis');
+    beds.push(bed);
+    const done = await acrossReplicas(bed, 'once?');
+    expect(textOf(done.result)).toBe('elicited: accept {"answer":"once?"}');
+    const held = await waitFor(() => (records(bed.audit[0]!, 'once?').length > 0 ? records(bed.audit[0]!, 'once?') : undefined), 'the holder audit record');
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ outcome: { status: 'success' }, metadata: { input_rounds: { rounds: 1, asked: ['elicitation/create'] } } });
+    expect(held[0]!.metadata.input_rounds.reissued).toBeUndefined();
+    expect(records(bed.audit[1]!, 'once?')).toEqual([]);
+    expect(await throughBalancer(bed)).toEqual(['balanced 0', 'balanced 1', 'balanced 2'].map((q) => `elicited: accept {"answer":"ok ${q}"}`));
+  });
+
+  it('with no shared store, the other replica runs the call again (at least once, said in its audit record)', async () => {
+    const bed = await startBed('memory');
+    beds.push(bed);
+    const done = await acrossReplicas(bed, 'again?');
+    expect(textOf(done.result)).toBe('elicited: accept {"answer":"again?"}');
+    const rerun = await waitFor(() => records(bed.audit[1]!, 'again?')[0], 'the re-run audit record');
+    expect(rerun).toMatchObject({ outcome: { status: 'success' }, metadata: { input_rounds: { rounds: 1, reissued: true } } });
+    // The first run, left waiting on r1, ends at the input timeout.
+    const abandoned = await waitFor(() => records(bed.audit[0]!, 'again?')[0], 'the abandoned call on r1', 20_000);
+    expect(abandoned.outcome.status).not.toBe('success');
+    expect(await throughBalancer(bed)).toEqual(['balanced 0', 'balanced 1', 'balanced 2'].map((q) => `elicited: accept {"answer":"ok ${q}"}`));
+  });
+});

@@ -1,0 +1,48 @@
+/** One raw 2026-07-28 `tools/call` over HTTP, for tests that look at what a client library would hide (a state, an `input_required`). */
+
+export interface RawAnswer {
+  result?: Record<string, any>;
+  error?: { code: number; message: string; data?: any };
+}
+
+/** POSTs the call with the revision's headers and `_meta` envelope; answers the JSON-RPC body (the last event of an SSE answer). */
+export async function modernToolCall(
+  url: string,
+  params: Record<string, unknown>,
+  opts: { token?: string; capabilities?: Record<string, unknown> } = {},
+): Promise<RawAnswer> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': String(params.name),
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': opts.capabilities ?? { elicitation: {} },
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  // A slow answer comes as an SSE stream whose last event is the answer.
+  const json = text.startsWith('{')
+    ? text
+    : text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .at(-1)!
+        .slice(6);
+  return JSON.parse(json) as RawAnswer;
+}
