@@ -38,7 +38,7 @@ describe('calls that need the client input, across revisions', () => {
       startHttpFixture({ transport: 'streamable-http', name: 'legacyhttp' }),
       startHttpFixture({ transport: 'streamable-http', main: fixtureMainPath('v2-fixture-server-main'), name: 'modernhttp', args: ['--modern-only'] }),
     ]);
-    const stdio = fixtureCommand(['--name', 'legacystdio']);
+    const stdio = fixtureCommand(['--name', 'legacystdio', '--url-elicitation']);
     h = await startGateway({
       server: { host: '127.0.0.1', port: 0, management: { open: true }, input_rounds: { input_timeout_s: 2 } },
       incoming_auth: {
@@ -156,6 +156,22 @@ describe('calls that need the client input, across revisions', () => {
       const refused = await rawCall({ name: tool, arguments: tool.endsWith('roots') ? {} : { question: 'q', prompt: 'p' } }, ALICE, {});
       expect(refused.error, tool).toMatchObject({ code: -32021, data: { requiredCapabilities: { [capability]: {} } } });
     }
+  });
+
+  it('URL-mode elicitation passes through to a 2026-07-28 client that declared it, and is -32021 naming elicitation.url otherwise', async () => {
+    const params = { name: 'ls_elicit_url', arguments: { url: 'https://auth.example/consent?x=1' } };
+    const first = await rawCall(params, ALICE, { elicitation: { form: {}, url: {} } });
+    const [[key, request]] = Object.entries(first.result!.inputRequests as Record<string, any>);
+    expect(request).toMatchObject({
+      method: 'elicitation/create',
+      params: { mode: 'url', url: 'https://auth.example/consent?x=1', elicitationId: 'fixture-url-1' },
+    });
+    const done = await rawCall({ ...params, inputResponses: { [key]: { action: 'accept' } }, requestState: first.result!.requestState }, ALICE, {
+      elicitation: { form: {}, url: {} },
+    });
+    expect(textOf(done.result)).toBe('url elicitation: accept');
+    const formOnly = await rawCall(params, ALICE, { elicitation: {} });
+    expect(formOnly.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { url: {} } } } });
   });
 
   it('a 2026-07-28 backend: its input_required reaches a 2026-07-28 client under a sealed state and the v2 client completes it', async () => {
