@@ -21,7 +21,7 @@ export const SSE_MESSAGES_PATH = '/messages';
 export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
   app.get('/sse', async (req, reply) => {
     refuseWhileDraining(ctx);
-    admitSession(ctx, reply);
+    admitSession(ctx);
     reply.hijack();
     const transport = new SseServerTransport(SSE_MESSAGES_PATH, reply.raw);
     const session = new ClientSession('sse', req.ip, transport, (s) => createSessionServer(ctx, s));
