@@ -70,21 +70,28 @@ function referencesOf(markdown: string, docPath: string, names: ReadonlySet<stri
 /**
  * The layout tree: a top folder at column 0 (`runtime/`), its entries at
  * column 2 before the description (`transports/`, `gateway-controller.ts`,
- * `load-config.ts, observability.ts`, `client/ output/ repl/`).
+ * `load-config.ts, observability.ts`, `client/ output/ repl/`), and a
+ * folder's own folders at column 4 (`methods/` under `api/mcp/`).
  */
 function treeEntries(block: string): Reference[] {
   const refs: Reference[] = [];
   let top: string | undefined;
+  let folder: string | undefined;
   for (const line of block.split('\n')) {
     const head = /^([\w-]+\/)(?:\s|$)/.exec(line);
     if (head) {
       top = TOP_FOLDERS.includes(head[1]!.slice(0, -1)) ? head[1]! : undefined;
       continue;
     }
-    if (!top || !/^ {2}\S/.test(line)) continue;
-    const column = line.slice(2).split(/\s{2,}/)[0]!;
+    const indent = /^( {2}| {4})\S/.exec(line)?.[1]!.length;
+    if (!top || indent === undefined) continue;
+    const parent = indent === 2 ? top : folder;
+    if (!parent) continue;
+    const column = line.slice(indent).split(/\s{2,}/)[0]!;
     for (const name of column.split(/[,\s]+/).filter(Boolean)) {
-      if (name.endsWith('/') || FILE_EXT.test(name)) refs.push({ named: `${top}${name}`, candidates: [`${top}${name}`] });
+      if (!name.endsWith('/') && !FILE_EXT.test(name)) continue;
+      refs.push({ named: `${parent}${name}`, candidates: [`${parent}${name}`] });
+      if (indent === 2) folder = name.endsWith('/') ? `${top}${name}` : undefined;
     }
   }
   return refs;
@@ -135,6 +142,7 @@ describe('docs/architecture.md names only what exists', () => {
       'runtime/',
       '  no-such-area/          what it does',
       '  routing/               exists',
+      '    no-such-sub/         what it does',
       '```',
     ].join('\n');
     expect(missingIn(bogus, DOC)).toEqual([
@@ -142,6 +150,7 @@ describe('docs/architecture.md names only what exists', () => {
       'runtime/no-such-folder/',
       'no-such-step.ts',
       'runtime/no-such-area/',
+      'runtime/routing/no-such-sub/',
       'no-such-doc.md',
     ]);
     expect(brokenAnchors(bogus)).toEqual(['no-such-heading']);
