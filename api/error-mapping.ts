@@ -10,6 +10,7 @@ import { ProtocolError } from '@modelcontextprotocol/server';
 import { BackendCallError, BearerAuthError, GatewayError, ProtocolRefusedError, type ErrorCode } from '../schemas/errors.js';
 import { RpcCode } from '../schemas/json-rpc-codes.js';
 import type { ErrorBody } from '../schemas/api.js';
+import type { UnanswerableReason } from '../runtime/transports/json-rpc.js';
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
@@ -55,7 +56,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   circuit_open: 503,
   plugin_blocked: 422,
   plugin_failed: 500,
-  // The revision's transport says which (ProtocolRefusedError.httpStatus): 400, or 404 for an unknown method.
+  // On the MCP endpoints its JSON-RPC code says which (mcpHttpError): 400, or 404 for an unknown method.
   protocol_refused: 400,
   // The caller's identity provider would not give a token for this backend: this caller may not, others still may.
   token_exchange_refused: 403,
@@ -73,7 +74,6 @@ export function httpStatusOf(err: unknown): number {
   return err instanceof GatewayError ? HTTP_STATUS[err.code] : 500;
 }
 
-/** Headers an error's answer carries on every surface: a bearer refusal's challenge (RFC 6750). */
 /** Headers an error answer carries: the bearer challenge (401/403), and when to come back (`retry_after_s`, e.g. 503/429). */
 export function errorHeaders(err: GatewayError): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -191,21 +191,30 @@ export function jsonRpcErrorBody(code: number, message: string, data?: unknown, 
   return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
 }
 
+const UNANSWERABLE_CODE: Record<UnanswerableReason['problem'], number> = {
+  unknown_member: RpcCode.InvalidRequest,
+  invalid_meta: RpcCode.InvalidParams,
+};
+
 /**
  * A request the transport refuses before any handler sees it (a `_meta` that
- * is no object, an unknown member: what the SDK would drop unanswered),
- * answered as that request's error when it has an id (200: an answer), else
- * at the HTTP level (400).
+ * is no object, an unknown member: what the SDK would drop unanswered,
+ * runtime/transports/json-rpc.ts): -32600 for an unknown member, -32602 for
+ * a bad `_meta`; answered as that request's error (200: an answer) where the
+ * answer can ride on the same response (`inBand`: one request with an id on
+ * a session's POST), else at the HTTP level (400: a batch, or `/messages`,
+ * whose answers travel on the stream).
  */
-export function requestRefusal(code: number, message: string, id: string | number | null): ProtocolRefusedError {
-  return new ProtocolRefusedError(code, message, undefined, id, id === null ? 400 : 200);
+export function unanswerableRefusal(reason: UnanswerableReason, id: string | number | null, inBand: boolean): ProtocolRefusedError {
+  return new ProtocolRefusedError(UNANSWERABLE_CODE[reason.problem], reason.message, undefined, id, inBand && id !== null ? 200 : undefined);
 }
 
 /** An error answered at the HTTP level on an MCP endpoint: its status and JSON-RPC body. */
 export function mcpHttpError(err: unknown): { status: number; body: JsonRpcErrorBody } {
   const typed = toGatewayError(err);
   if (typed instanceof ProtocolRefusedError) {
-    return { status: typed.httpStatus, body: jsonRpcErrorBody(typed.rpcCode, typed.message, typed.rpcData, typed.requestId) };
+    const status = typed.httpStatus ?? REFUSAL_STATUS[typed.rpcCode] ?? 400;
+    return { status, body: jsonRpcErrorBody(typed.rpcCode, typed.message, typed.rpcData, typed.requestId) };
   }
   const code = typed.details.reason === 'invalid_json' ? RpcCode.ParseError : (HTTP_RPC_CODE[typed.code] ?? RpcCode.ServerError);
   return { status: HTTP_STATUS[typed.code], body: jsonRpcErrorBody(code, typed.message) };
@@ -222,10 +231,11 @@ export function mcpHttpError(err: unknown): { status: number; body: JsonRpcError
 export function statelessErrorStatus(code: number, refusal: boolean): number {
   if (code === RpcCode.MissingRequiredClientCapability) return 400;
   if (!refusal) return 200;
-  return STATELESS_REFUSAL_STATUS[code] ?? 200;
+  return REFUSAL_STATUS[code] ?? 200;
 }
 
-const STATELESS_REFUSAL_STATUS: Record<number, number> = {
+/** The status a refusal of the request itself has, by its JSON-RPC code (the transport's table; the SDK's agrees). */
+const REFUSAL_STATUS: Record<number, number> = {
   [RpcCode.ParseError]: 400,
   [RpcCode.InvalidRequest]: 400,
   [RpcCode.MethodNotFound]: 404,

@@ -363,9 +363,13 @@ export class ProtocolRefusedError extends GatewayError {
   readonly rpcCode: number;
   readonly rpcData?: unknown;
   readonly requestId: string | number | null;
-  /** The HTTP status the revision's transport gives this refusal (400, or 404 for an unknown method). */
-  readonly httpStatus: number;
-  constructor(rpcCode: number, message: string, rpcData: unknown, requestId: string | number | null, httpStatus: number) {
+  /**
+   * The HTTP status the SDK's own classification of the request named (its
+   * refusal table); absent, api/error-mapping.ts gives the one the revision
+   * names for the code (400, or 404 for an unknown method).
+   */
+  readonly httpStatus?: number;
+  constructor(rpcCode: number, message: string, rpcData: unknown, requestId: string | number | null, httpStatus?: number) {
     super('protocol_refused', message, { rpc_code: rpcCode });
     this.httpStatus = httpStatus;
     this.rpcCode = rpcCode;
@@ -412,7 +416,7 @@ export class StreamConflictError extends GatewayError {
 export class RequestIdInFlightError extends ProtocolRefusedError {
   constructor(ids: ReadonlyArray<string | number>, batch: boolean) {
     const message = `Invalid Request: request id ${ids.map((id) => JSON.stringify(id)).join(', ')} is already in flight in this session`;
-    super(RpcCode.InvalidRequest, message, undefined, batch ? null : (ids[0] ?? null), 400);
+    super(RpcCode.InvalidRequest, message, undefined, batch ? null : (ids[0] ?? null));
   }
 }
 

@@ -1,17 +1,14 @@
 /** The door of /mcp and /sse: the session limit, and a draining replica. */
-import type { FastifyReply } from 'fastify';
 import type { McpContext } from './mcp-context.js';
-import { SESSION_RETRY_AFTER_S } from './session-table.js';
 import { DrainingError } from '../../schemas/errors.js';
 
-/** Refuses a new session beyond `server.max_sessions` (503 with Retry-After); open sessions are not disturbed. */
-export function admitSession(ctx: McpContext, reply: FastifyReply): void {
-  try {
-    ctx.sessions.admit();
-  } catch (err) {
-    reply.header('retry-after', String(SESSION_RETRY_AFTER_S));
-    throw err;
-  }
+/**
+ * Refuses a new session beyond `server.max_sessions`, or while the shared
+ * store is out of reach (503; the error says when to come back, and
+ * api/error-mapping.ts makes that its Retry-After); open sessions are not disturbed.
+ */
+export function admitSession(ctx: McpContext): void {
+  ctx.sessions.admit();
 }
 
 /** A draining replica (SIGTERM with shared sessions) takes no new session or stream: the client goes to another one. */

@@ -1,8 +1,8 @@
 /** Plain HTTP answers on the MCP endpoints' raw responses (the transports own them once a route hands a request over). */
 import type { ServerResponse } from 'node:http';
-import { jsonRpcErrorBody, mcpHttpError } from '../error-mapping.js';
+import { errorHeaders, mcpHttpError, toGatewayError } from '../error-mapping.js';
 
-export function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   writeJsonText(res, status, JSON.stringify(body), headers);
 }
 
@@ -12,13 +12,9 @@ export function writeJsonText(res: ServerResponse, status: number, text: string,
   res.end(text);
 }
 
-export function writeRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  writeJson(res, status, jsonRpcErrorBody(code, message));
-}
-
-/** A typed error as an HTTP-level JSON-RPC error, with `Retry-After` when the error says when to come back. */
+/** A typed error as an HTTP-level JSON-RPC error, with the headers its answer carries (`Retry-After`, a bearer challenge). */
 export function writeError(res: ServerResponse, err: unknown): void {
-  const { status, body } = mcpHttpError(err);
-  const retry = (err as { details?: { retry_after_s?: unknown } }).details?.retry_after_s;
-  writeJson(res, status, body, typeof retry === 'number' ? { 'retry-after': String(retry) } : undefined);
+  const typed = toGatewayError(err);
+  const { status, body } = mcpHttpError(typed);
+  writeJson(res, status, body, errorHeaders(typed));
 }

@@ -51,7 +51,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { LEGACY_PROTOCOL_VERSIONS } from './gateway-capabilities.js';
 import { isRequestMessage, isResponseMessage, serializeMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
-import { requestRefusal } from '../error-mapping.js';
+import { unanswerableRefusal } from '../error-mapping.js';
 import {
   BadRequestError,
   InvalidMessageError,
@@ -213,7 +213,7 @@ export class NodeStreamableHttpTransport implements Transport {
     if (unanswerable !== undefined) {
       // The SDK would drop it silently; no request may go unanswered.
       const id = batch ? null : ((msgs[0]!.id as RequestId | undefined) ?? null);
-      return writeError(res, requestRefusal(unanswerable.code, unanswerable.message, id));
+      return writeError(res, unanswerableRefusal(unanswerable, id, true));
     }
     if (this.cluster) msgs = this.crossReplicas(msgs);
     if (ids.length === 0) {

@@ -5,7 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { GatewayError, InvalidMessageError, ProtocolRefusedError, RequestIdInFlightError, SessionNotFoundError } from '../../schemas/errors.js';
+import { GatewayError, InvalidMessageError, RequestIdInFlightError, SessionNotFoundError } from '../../schemas/errors.js';
+import { unanswerableRefusal } from '../error-mapping.js';
 import { isJsonRpcMessage, isRequestMessage, unanswerableReason } from '../../runtime/transports/json-rpc.js';
 import { ClientSession } from './client-session.js';
 import { createSessionServer } from './session-server.js';
@@ -20,7 +21,7 @@ export const SSE_MESSAGES_PATH = '/messages';
 export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<void> {
   app.get('/sse', async (req, reply) => {
     refuseWhileDraining(ctx);
-    admitSession(ctx, reply);
+    admitSession(ctx);
     reply.hijack();
     const transport = new SseServerTransport(SSE_MESSAGES_PATH, reply.raw);
     const session = new ClientSession('sse', req.ip, transport, (s) => createSessionServer(ctx, s));
@@ -46,8 +47,8 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     if (!isJsonRpcMessage(body)) throw new InvalidMessageError('Invalid Request: the body is not a JSON-RPC 2.0 message');
     const message = body as Record<string, unknown>;
     const unanswerable = unanswerableReason(message);
-    // The SDK would drop it silently; no request may go unanswered. (On /sse answers travel on the stream: a refusal here is HTTP 400.)
-    if (unanswerable !== undefined) throw new ProtocolRefusedError(unanswerable.code, unanswerable.message, undefined, (message.id as RequestId) ?? null, 400);
+    // The SDK would drop it silently; no request may go unanswered. (On /sse answers travel on the stream: a refusal here is at the HTTP level.)
+    if (unanswerable !== undefined) throw unanswerableRefusal(unanswerable, (message.id as RequestId) ?? null, false);
     if (isRequestMessage(message) && transport.inFlight.has(message.id as RequestId)) throw new RequestIdInFlightError([message.id as RequestId], false);
     session!.touch();
     transport.receive(body as JSONRPCMessage);

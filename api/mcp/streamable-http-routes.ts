@@ -63,7 +63,7 @@ export async function streamableHttpRoutes(app: FastifyInstance, ctx: McpContext
       entry = found.entry ?? (await lookup(req, found.id));
     } else if (initializes(req.body)) {
       refuseWhileDraining(ctx);
-      admitSession(ctx, reply);
+      admitSession(ctx);
       entry = openSession(ctx, req.ip, initializeOf(req.body), req.identity ?? ANONYMOUS);
     } else {
       return handOver(reply, () => NodeStreamableHttpTransport.refuseSessionless(req.raw, reply.raw, req.body));

@@ -3,8 +3,8 @@
  * runs the reconciler (p-queue underneath), per-name backoff, the health
  * prober and a periodic resync. Everything that happens only enqueues names:
  * a config change, a probe result, a lost connection, a reconnect request, a
- * new route table, the resync tick. The reconciler decides, and is the only
- * status writer.
+ * catalog change, a new route table, the resync tick. The reconciler decides,
+ * and is the only status writer.
  *
  * It knows nothing of files, HTTP or logging setup (GatewayController wires
  * those), so tests drive it with an in-memory serving set and a fake clock.

@@ -1,7 +1,8 @@
 /**
  * The reconciler: `reconcile(name)` reads desired state (the config, reconnect
  * requests) and what it can observe of the backend (its connection, the
- * latest probe, the route table's conflict verdict), takes at most one step
+ * latest probe, the route table's conflict verdict, its catalog's counts),
+ * takes at most one step
  * toward desired (connect, disconnect, remove), records what it saw in the
  * status (it is the only status writer), and says when to look again.
  *
@@ -26,6 +27,7 @@ import * as T from '../status/transitions.js';
 import { containerStep, forgetImage, type ContainerManagerPort, type ContainerMemory } from './container-step.js';
 import { findAuthorizationRequired } from '../../runtime/auth/errors.js';
 import type { ReadyReason } from '../../schemas/conditions.js';
+import { CATALOG_SETTLE_MS, CatalogSettle, countsOf } from './catalog-settle.js';
 
 /** What the reconciler needs of a backend connection (runtime/backends/backend-connection.ts). */
 export interface BackendHandle extends Pingable {
@@ -60,9 +62,6 @@ export interface ServingSet<C extends BackendHandle> {
   rejection(name: string): string | null;
 }
 
-/** Quiet time after the last catalog change before its counts are announced. */
-const CATALOG_SETTLE_MS = 250;
-
 export interface ReconcileResult {
   /** Look again after this long (0: at once). Absent: done until an event says otherwise. */
   requeueAfterMs?: number;
@@ -88,6 +87,8 @@ interface Live<C> {
   awaitingAuthorization?: BackendSpec;
   /** The step-up need already recorded for the current connection. */
   recordedStepUp?: object;
+  /** The current connection's catalog counts: when they last changed, which were announced. */
+  catalog?: CatalogSettle;
 }
 
 export interface ReconcilerDeps<C extends BackendHandle> {
@@ -205,10 +206,24 @@ export class Reconciler<C extends BackendHandle> {
       live.recordedStepUp = stepUp;
       this.record(name, T.insufficientScope(name, stepUp.scope, stepUp.message));
     }
+    const catalogWait = this.announceCatalog(name, live, conn);
     // A young connection is looked at again once it has proven stable: only then is its backoff forgotten.
-    const stableAt = live.connectedAt! + this.d.backoff.stableAfterMs;
-    if (this.now() < stableAt) return { requeueAfterMs: stableAt - this.now() };
-    return {};
+    const stableWait = live.connectedAt! + this.d.backoff.stableAfterMs - this.now();
+    if (stableWait <= 0) this.d.backoff.forget(name);
+    const waits = [catalogWait, stableWait].filter((ms) => ms > 0);
+    return waits.length > 0 ? { requeueAfterMs: Math.min(...waits) } : {};
+  }
+
+  /**
+   * Announces what the backend offers once its catalog counts have settled
+   * (./catalog-settle.ts); returns how long until they may have (0: nothing
+   * to wait for). A catalog change only enqueues the backend, so this is
+   * where it is recorded.
+   */
+  private announceCatalog(name: string, live: Live<C>, conn: C): number {
+    const verdict = live.catalog!.observe(countsOf(conn.catalog), this.now());
+    if ('announce' in verdict) this.record(name, T.catalogSettled(name, verdict.announce));
+    return 'waitMs' in verdict ? verdict.waitMs : 0;
   }
 
   private recordHealth(name: string, live: Live<C>, probe: ProbeResult): void {
@@ -295,20 +310,22 @@ export class Reconciler<C extends BackendHandle> {
     // The events only ask for a look; the next reconcile records what happened.
     conn.once('closed', () => this.d.enqueue(name));
     conn.on('stepUp', () => this.d.enqueue(name));
+    conn.on('catalog', () => this.d.enqueue(name));
     live.conn = conn;
     live.connectedSpec = spec;
     live.connectedAt = this.now();
     live.retryAt = 0;
     live.conflict = null;
+    live.catalog = new CatalogSettle(countsOf(conn.catalog), this.now());
     const connectMs = Math.round(performance.now() - started);
     const oauth = spec.type !== 'stdio' && spec.auth?.type === 'oauth';
     this.record(name, T.connected(name, { connectMs, pid: conn.pid, container: conn.container, oauth, answering }));
-    this.announceCatalog(name, conn);
     this.d.serving.attach(conn);
     this.recordConflict(name, live);
     // A fresh connection is checked at once, not one interval later: its record shows real health from the start.
     void this.d.prober.probe(name, conn);
-    return { requeueAfterMs: this.d.backoff.stableAfterMs };
+    // Looked at again when its catalog may have settled (its counts announced), and when it has proven stable.
+    return { requeueAfterMs: Math.min(CATALOG_SETTLE_MS, this.d.backoff.stableAfterMs) };
   }
 
   /**
@@ -330,34 +347,6 @@ export class Reconciler<C extends BackendHandle> {
     if (this.d.desired.reconnectRequested(name) > answering) this.d.backoff.forget(name);
     this.record(name, T.attemptFailed(name, error, reason, answering, this.scheduleRetry(name, live)));
     return { requeueAfterMs: live.retryAt - this.now() };
-  }
-
-  /**
-   * Says what a backend offers once its catalog has settled: many servers
-   * register tools after initialization and announce them with list_changed
-   * a moment later, so counts taken at connect would say "0 tools". Each
-   * change is announced after CATALOG_SETTLE_MS of quiet, and only when the
-   * counts differ from the last announcement.
-   */
-  private announceCatalog(name: string, conn: C): void {
-    let timer: NodeJS.Timeout | undefined;
-    let last = '';
-    const announce = () => {
-      timer = undefined;
-      if (this.live.get(name)?.conn !== conn) return;
-      const counts = { tools: conn.catalog.tools.length, resources: conn.catalog.resources.length, prompts: conn.catalog.prompts.length };
-      const key = JSON.stringify(counts);
-      if (key === last) return;
-      last = key;
-      this.record(name, T.catalogSettled(name, counts));
-    };
-    const schedule = () => {
-      clearTimeout(timer);
-      timer = setTimeout(announce, CATALOG_SETTLE_MS);
-      timer.unref();
-    };
-    conn.on('catalog', schedule);
-    schedule();
   }
 
   /** Whether `spec` still describes the connection desired state asks for. */
@@ -383,6 +372,7 @@ export class Reconciler<C extends BackendHandle> {
     live.connectedSpec = undefined;
     live.connectedAt = undefined;
     live.conflict = null;
+    live.catalog = undefined;
     return conn;
   }
 

@@ -4,7 +4,6 @@
  * Transports on the proxy hot path use it instead of a zod parse per message.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { RpcCode } from '../../schemas/json-rpc-codes.js';
 
 export function isJsonRpcMessage(m: unknown): m is JSONRPCMessage {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
@@ -28,6 +27,12 @@ export function isJsonRpcMessage(m: unknown): m is JSONRPCMessage {
 
 type Envelope = Record<string, unknown>;
 
+/** Why a request would go unanswered: a top-level member the SDK does not know, or a malformed `params._meta`. */
+export interface UnanswerableReason {
+  problem: 'unknown_member' | 'invalid_meta';
+  message: string;
+}
+
 /** The keys of a JSON-RPC request the SDK accepts (its request schema is strict: any other key makes it no request). */
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
@@ -39,16 +44,17 @@ const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
  * key, a `params._meta` that is not an object, a progress token that is
  * neither a string nor an integer, or a related-task entry without a string
  * `taskId` is neither request nor notification to it, and no answer ever
- * comes. Transports answer such a request themselves, with -32602.
+ * comes. Transports refuse such a request themselves, with the JSON-RPC code
+ * and HTTP status api/error-mapping.ts gives the problem.
  */
-export function unanswerableReason(m: Envelope): { code: number; message: string } | undefined {
+export function unanswerableReason(m: Envelope): UnanswerableReason | undefined {
   if (m.method === undefined || m.id === undefined) return undefined;
   for (const key in m) {
-    if (!REQUEST_KEYS.has(key)) return { code: RpcCode.InvalidRequest, message: `Invalid Request: unknown member ${JSON.stringify(key)}` };
+    if (!REQUEST_KEYS.has(key)) return { problem: 'unknown_member', message: `Invalid Request: unknown member ${JSON.stringify(key)}` };
   }
   const meta = (m.params as Envelope | undefined)?._meta;
   if (meta === undefined) return undefined;
-  const invalid = (message: string) => ({ code: RpcCode.InvalidParams, message: `Invalid params: ${message}` });
+  const invalid = (message: string): UnanswerableReason => ({ problem: 'invalid_meta', message: `Invalid params: ${message}` });
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return invalid(`_meta must be an object (got ${JSON.stringify(meta)})`);
   const token = (meta as Envelope).progressToken;
   if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) {

@@ -415,8 +415,9 @@ describe('control loop (in-memory backends, fake clock)', () => {
     l.apply({ a: spec() });
     await settle();
     expect(phaseOf(l, 'a')).toBe('Ready');
+    await vi.advanceTimersByTimeAsync(250); // the last look a connect asks for: its catalog has settled
     serving.createdFor('a')[0]!.dieSilently('process gone');
-    await vi.advanceTimersByTimeAsync(999);
+    await vi.advanceTimersByTimeAsync(749);
     expect(phaseOf(l, 'a')).toBe('Ready'); // nobody said anything yet
     await vi.advanceTimersByTimeAsync(1);
     await settle();
@@ -453,6 +454,62 @@ describe('control loop (in-memory backends, fake clock)', () => {
     expect(phaseOf(l, 'b')).toBe('Failed');
     // a was not named: it is not looked at again, so its record still says Ready.
     expect(phaseOf(l, 'a')).toBe('Ready');
+    await l.shutdown();
+  });
+
+  it('a catalog is announced once its counts have settled, once per change, by the reconcile a catalog change enqueues', async () => {
+    const { loop: l, serving, since, mark } = loop();
+    const announced = (from: number) => since(from, (e) => e.stage === 'catalog' && e.backend === 'a').map((e) => e.details);
+    l.apply({ a: spec() });
+    await settle();
+    const conn = serving.createdFor('a')[0]!;
+    const start = mark();
+    // Tools registered after initialization, announced by list_changed in a burst: each change restarts the quiet time.
+    await vi.advanceTimersByTimeAsync(200);
+    conn.catalog.tools = ['t1'];
+    conn.emit('catalog');
+    await vi.advanceTimersByTimeAsync(200);
+    conn.catalog.tools = ['t1', 't2'];
+    conn.emit('catalog');
+    await vi.advanceTimersByTimeAsync(249);
+    expect(announced(start)).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    await settle();
+    expect(announced(start)).toEqual([{ tools: 2, resources: 0, prompts: 0 }]);
+    // A change that leaves the counts as announced says nothing; new counts are announced once.
+    const again = mark();
+    conn.emit('catalog');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(announced(again)).toEqual([]);
+    conn.catalog.prompts = ['p'];
+    conn.emit('catalog');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(announced(again)).toEqual([{ tools: 2, resources: 0, prompts: 1 }]);
+    // A new connection announces its own catalog; the old one's changes no longer count.
+    const reconnected = mark();
+    await settle();
+    const r = l.reconnect('a');
+    await settle();
+    await r;
+    conn.catalog.tools = [];
+    conn.emit('catalog');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(announced(reconnected)).toEqual([{ tools: 0, resources: 0, prompts: 0 }]);
+    await l.shutdown();
+  });
+
+  it('a catalog announcement waits its turn in the work queue: no timer writes status beside the reconciler', async () => {
+    const { loop: l, serving, since } = loop(policy({ queue: { concurrency: 1 } }));
+    serving.behaviour.b = 'hold';
+    l.apply({ a: spec(), b: spec(['b.js']) });
+    await settle();
+    expect(phaseOf(l, 'a')).toBe('Ready');
+    // b's connect holds the only worker: a's reconcile, and so its announcement, cannot run.
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(since(0, (e) => e.stage === 'catalog')).toEqual([]);
+    serving.createdFor('b')[0]!.release!();
+    await settle();
+    expect(since(0, (e) => e.stage === 'catalog').map((e) => e.backend)).toContain('a');
     await l.shutdown();
   });
 
