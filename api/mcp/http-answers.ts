@@ -1,6 +1,6 @@
 /** Plain HTTP answers on the MCP endpoints' raw responses (the transports own them once a route hands a request over). */
 import type { ServerResponse } from 'node:http';
-import { jsonRpcErrorBody, mcpHttpError } from '../error-mapping.js';
+import { mcpHttpError } from '../error-mapping.js';
 
 export function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   writeJsonText(res, status, JSON.stringify(body), headers);
@@ -10,10 +10,6 @@ export function writeJsonText(res: ServerResponse, status: number, text: string,
   if (res.writableEnded || res.destroyed) return;
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
-}
-
-export function writeRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  writeJson(res, status, jsonRpcErrorBody(code, message));
 }
 
 /** A typed error as an HTTP-level JSON-RPC error, with `Retry-After` when the error says when to come back. */
