@@ -74,7 +74,7 @@ export function httpStatusOf(err: unknown): number {
   return err instanceof GatewayError ? HTTP_STATUS[err.code] : 500;
 }
 
-/** Headers an error answer carries: the bearer challenge (401/403), and when to come back (`retry_after_s`, e.g. 503/429). */
+/** Headers an error's answer carries on every surface: a bearer refusal's challenge (401/403, RFC 6750), and when to come back (`retry_after_s`, e.g. 503/429). */
 export function errorHeaders(err: GatewayError): Record<string, string> {
   const headers: Record<string, string> = {};
   if (err instanceof BearerAuthError && err.challenge !== undefined) headers['www-authenticate'] = err.challenge;
@@ -187,7 +187,7 @@ export interface JsonRpcErrorBody {
  * no session, unknown session, wrong method): there is no request id the
  * error could name, unless the protocol refused a request it could read.
  */
-export function jsonRpcErrorBody(code: number, message: string, data?: unknown, id: string | number | null = null): JsonRpcErrorBody {
+function jsonRpcErrorBody(code: number, message: string, data?: unknown, id: string | number | null = null): JsonRpcErrorBody {
   return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
 }
 

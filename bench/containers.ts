@@ -59,10 +59,12 @@ async function main(): Promise<void> {
       let buildMs = 0;
       const total = await timeToTools(async () => {
         const t = performance.now();
-        const prepared = await manager.prepare(name, spec, { noCache });
+        // The gateway's steps for a stdio backend in a container: its placement, its image, the transport that starts it.
+        const placement = manager.placement(name, spec);
+        if (placement.mode !== 'container') throw new Error(placement.mode === 'failed' ? placement.error.message : placement.reason);
+        const image = await manager.ensureImage(placement.plan, { noCache });
         buildMs = performance.now() - t;
-        if (prepared.mode !== 'container') throw new Error(prepared.reason);
-        return prepared.transport;
+        return manager.createTransport(name, spec, placement.plan, image);
       });
       return { total, buildMs };
     };

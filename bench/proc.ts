@@ -224,8 +224,7 @@ export function loadAverage(): number[] {
 
 export { setTimeout as sleep } from 'node:timers/promises';
 
-/** Runs a bench script's main(): every child is killed when it ends, and the exit code says how. */
-/** Runs a bench script: children killed and `cleanup` run however it ends (done, failed, Ctrl-C, SIGTERM). */
+/** Runs a bench script's main(): every child is killed and `cleanup` runs however it ends (done, failed, Ctrl-C, SIGTERM), and the exit code says how. */
 export function runMain(main: () => Promise<void>, cleanup: () => void = () => {}): void {
   const end = (code: number) => {
     killAll();

@@ -185,4 +185,3 @@ export const AuthorizationSchema = Type.Object(
 
 export type IncomingAuthSpec = Static<typeof IncomingAuthSchema>;
 export type AuthorizationSpec = Static<typeof AuthorizationSchema>;
-export type PolicySpec = Static<typeof Policy>;

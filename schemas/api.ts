@@ -583,7 +583,6 @@ export const AuditQuerySchema = Type.Object({
   until: Type.Optional(Type.String({ description: 'ISO 8601; only records at or before it.' })),
   limit: Type.Integer({ minimum: 1, maximum: AUDIT_LIMIT_MAX, default: 100, description: 'Newest records kept.' }),
 });
-export type AuditQuery = Static<typeof AuditQuerySchema>;
 export const AuditSchema = Type.Object({
   records: Type.Array(AuditRecord, { description: 'Oldest first.' }),
   complete: Type.Boolean({ description: 'false when the scan stopped at its byte budget (64 MiB) before reaching the start of the trail or `since`.' }),

@@ -30,5 +30,3 @@ export const RpcCode = {
   /** 2026-07-28: a protocol revision the gateway does not serve (`data.supported` lists those it does). */
   UnsupportedProtocolVersion: -32022,
 } as const;
-
-export type RpcCodeValue = (typeof RpcCode)[keyof typeof RpcCode];

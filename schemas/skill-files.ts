@@ -37,7 +37,6 @@ export const WorkflowStepSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type WorkflowStep = Static<typeof WorkflowStepSchema>;
 
 export const WorkflowSchema = Type.Object(
   {

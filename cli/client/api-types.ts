@@ -25,7 +25,6 @@ export type Shutdown = Static<typeof api.ShutdownSchema>;
 export type Skills = Static<typeof api.SkillsSchema>;
 export type SkillAction = Static<typeof api.SkillActionSchema>;
 export type Plugins = Static<typeof api.PluginsSchema>;
-export type PluginRecord = Static<typeof api.PluginRecordSchema>;
 export type RegistrySearch = Static<typeof api.RegistrySearchSchema>;
 export type RegistryServer = Static<typeof api.RegistryServerSchema>;
 export type ToolCall = Static<typeof api.ToolCallSchema>;

@@ -12,10 +12,6 @@ import { terminalSafeData } from './terminal-safe.js';
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export function isOutputFormat(value: string): value is OutputFormat {
-  return (OUTPUT_FORMATS as readonly string[]).includes(value);
-}
-
 /** Table for a person at a terminal, JSON for a program. */
 export function defaultFormat(stdout: object): OutputFormat {
   return isTerminal(stdout) ? 'table' : 'json';

@@ -13,7 +13,7 @@ import type { Logger } from '../../runtime/observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
 import type { EventBus } from '../event-bus.js';
 import type { DesiredState, ConfigDiff } from '../config/desired-state.js';
-import type { BackendStatus, StatusView, StatusWriter } from '../status/status-store.js';
+import type { StatusView, StatusWriter } from '../status/status-store.js';
 import type { ConflictPolicy } from '../../runtime/routing/route-table.js';
 import { HealthProber, type HealthPolicy } from '../health/health-prober.js';
 import { BackoffLimiter, type BackoffPolicy } from './backoff.js';
@@ -233,5 +233,3 @@ export class ControlLoop<C extends BackendHandle> {
     });
   }
 }
-
-export type { BackendStatus };

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BackendSpec, StdioBackendSpec } from '../../schemas/config.js';
 import { connectRuntime, type ContainerRuntime, type RuntimeLookup } from './container-runtime.js';
-import { ContainerStdioTransport, type ContainerInfo } from './container-stdio-transport.js';
+import { ContainerStdioTransport } from './container-stdio-transport.js';
 import { cleanManaged, type CleanReport } from './cleanup.js';
 import { ContainerError } from './errors.js';
 import { hardenedCreateOptions, resolveLimits } from './hardening.js';
@@ -33,9 +33,6 @@ export type Placement =
   | { mode: 'process'; reason: string; warn: boolean }
   /** Containers are required and there is no runtime: the backend fails with this error. */
   | { mode: 'failed'; error: ContainerError };
-
-export type PreparedBackend =
-  { mode: 'container'; plan: ImagePlan; image: EnsuredImage; transport: ContainerStdioTransport } | { mode: 'process'; reason: string; warn: boolean };
 
 export interface ManagerOptions {
   env?: NodeJS.ProcessEnv;
@@ -148,26 +145,6 @@ export class ContainerManager {
     return new ContainerStdioTransport(runtime, name, create, prepare);
   }
 
-  /**
-   * All steps for one backend: placement, image, transport (not started:
-   * the SDK Client starts it on connect). Throws a ContainerError when the
-   * backend must fail; returns `process` when it runs bare.
-   */
-  async prepare(name: string, spec: StdioBackendSpec, opts: EnsureImageOptions = {}): Promise<PreparedBackend> {
-    const placement = this.placement(name, spec);
-    if (placement.mode === 'failed') throw placement.error;
-    if (placement.mode === 'process') return placement;
-    let image: EnsuredImage;
-    try {
-      image = await this.ensureImage(placement.plan, opts);
-    } catch (err) {
-      const reason = this.fallbackReason(placement, err);
-      if (reason) return { mode: 'process', reason, warn: true };
-      throw err;
-    }
-    return { mode: 'container', plan: placement.plan, image, transport: this.createTransport(name, spec, placement.plan, image) };
-  }
-
   /** Removes every container this gateway created (a safety net at shutdown; transports remove their own on close). */
   async removeOwnContainers(): Promise<CleanReport | undefined> {
     return this.runtime ? cleanManaged(this.runtime, { owner: this.owner }) : undefined;
@@ -179,4 +156,4 @@ export class ContainerManager {
   }
 }
 
-export type { ContainerInfo, EnsuredImage, ImagePlan };
+export type { EnsuredImage, ImagePlan };

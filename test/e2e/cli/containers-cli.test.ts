@@ -19,7 +19,7 @@ import { runPodsCommand } from '../../../cli/containers/pods-command.js';
 import { cliPath } from '../../helpers/gateway-cli.js';
 import { CLIENT_BIN, runBin } from '../../helpers/cli-run.js';
 import { ensureTestBase, podmanCli, skipWithoutPodman, startTestPodman, TEST_NODE_BASE, type TestPodman } from '../../helpers/podman.js';
-import { collector, connectClient, hardeningFixture, testContainersConfig } from '../../helpers/container-backends.js';
+import { collector, connectClient, hardeningFixture, inContainer, placeBackend, testContainersConfig } from '../../helpers/container-backends.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const run = promisify(execFile);
@@ -116,8 +116,7 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
     async () => {
       await ensureTestBase(podman.runtime); // made by the build test already, unless run alone
       const manager = ContainerManager.create(testContainersConfig(podman.socket), { runtime: podman.runtime });
-      const prepared = await manager.prepare('report', { type: 'stdio', command: process.execPath, args: [hardeningFixture()] });
-      if (prepared.mode !== 'container') throw new Error(prepared.reason);
+      const prepared = inContainer(await placeBackend(manager, 'report', { type: 'stdio', command: process.execPath, args: [hardeningFixture()] }));
       const client = await connectClient(prepared.transport);
       const name = (await podman.runtime.docker.getContainer(prepared.transport.container!.id).inspect()).Name.replace(/^\//, '');
 
@@ -230,8 +229,9 @@ describe.skipIf(skipWithoutPodman)('container commands', () => {
       await leftover.start();
       const unrelated = await podman.runtime.docker.createContainer({ Image: TEST_NODE_BASE, Cmd: ['node', '-e', '0'], name: 'mcp-gateway-not-ours' });
       const manager = ContainerManager.create(testContainersConfig(podman.socket), { runtime: podman.runtime });
-      const live = await manager.prepare('report', { type: 'stdio', command: process.execPath, args: [hardeningFixture()], container: { network: 'bridge' } });
-      if (live.mode !== 'container') throw new Error(live.reason);
+      const live = inContainer(
+        await placeBackend(manager, 'report', { type: 'stdio', command: process.execPath, args: [hardeningFixture()], container: { network: 'bridge' } }),
+      );
       const client = await connectClient(live.transport);
 
       const clean = await gateway(['clean', '--config', configFile]);

@@ -186,13 +186,17 @@ describe('shared sessions: expiry and the cluster-wide limit', () => {
     const idle = await SseSession.open(r1);
     await idle.call(1, 'fx_echo', { text: 'x' }, r2);
     const busy = await SseSession.open(r1);
-    const started = Date.now();
     let n = 1;
-    // Used every half second, alternately on each replica, for longer than the TTL.
-    while (Date.now() - started < 3500) {
-      await busy.call(n++, 'fx_echo', { text: 'ping' }, n % 2 ? r1 : r2);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    // Used alternately on each replica until the idle one has expired (the session list, which touches no session, says so).
+    const sessionIds = async () => ((await managementClient(r1).get('/sessions')).body as { sessions: Array<{ id: string }> }).sessions.map((x) => x.id);
+    await waitFor(
+      async () => {
+        await busy.call(n++, 'fx_echo', { text: 'ping' }, n % 2 ? r1 : r2);
+        return !(await sessionIds()).includes(idle.id);
+      },
+      'the idle session to expire while the busy one is used',
+      30_000,
+    );
     for (const base of [r1, r2]) {
       await waitFor(async () => (await idle.post({ id: 100, method: 'tools/list' }, base)).status === 404, `the idle session gone from ${base}`);
     }

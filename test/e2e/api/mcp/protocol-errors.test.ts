@@ -186,7 +186,7 @@ describe('protocol errors and faults', () => {
     it('a second request with an id already in flight gets -32600 naming it; the first completes', async () => {
       const s = await session(h.url);
       const first = s.call({ id: 7, method: 'tools/call', params: { name: 'fx_slow', arguments: { steps: 2, delay_ms: 300 } } });
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => h.gateway.router.inFlightCount > 0, 'the first call in flight');
       const dup = await s.call({ id: 7, method: 'tools/call', params: { name: 'fx_echo', arguments: { text: 'dup' } } });
       expect(dup.status).toBe(400);
       expect(rpcError(dup.last).code).toBe(-32600);
@@ -216,7 +216,7 @@ describe('protocol errors and faults', () => {
       const call = s
         .call({ id: 1, method: 'tools/call', params: { name: 'fx_slow', arguments: { steps: 50, delay_ms: 200 } } }, ctrl.signal)
         .catch((e: Error) => e);
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(() => h.gateway.router.inFlightCount > 0, 'the call in flight at the backend');
       ctrl.abort();
       await call;
       await waitFor(async () => (await cancelledCount()) > before, 'the backend to see the cancellation');
@@ -235,7 +235,7 @@ describe('protocol errors and faults', () => {
       const before = await cancelledCount();
       const s = await session(h.url);
       const call = s.call({ id: 1, method: 'tools/call', params: { name: 'fx_slow', arguments: { steps: 50, delay_ms: 200 } } }).catch((e: Error) => e);
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor(() => h.gateway.router.inFlightCount > 0, 'the call in flight at the backend');
       const del = await fetch(`${h.url}/mcp`, { method: 'DELETE', headers: s.headers });
       expect(del.status).toBe(200);
       await call;

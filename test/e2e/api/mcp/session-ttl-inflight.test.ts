@@ -1,5 +1,6 @@
 /** A session is idle only when nothing is in progress: a call longer than the TTL is not reaped mid-call. */
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../../helpers/wait.js';
 import { startGateway } from '../../../helpers/gateway-harness.js';
 import { fixtureCommand } from '../../../fixtures/spawn.js';
 
@@ -17,8 +18,7 @@ describe('session TTL and calls in flight', () => {
       expect(result.content).toEqual([{ type: 'text', text: 'done 4' }]);
       expect(h.gateway.sessions.size).toBe(1);
       // Now idle: the reaper closes it (waiting on the store, not on a guessed sleep).
-      while (h.gateway.sessions.size > 0) await new Promise((r) => setTimeout(r, 50));
-      expect(h.gateway.sessions.size).toBe(0);
+      await waitFor(() => h.gateway.sessions.size === 0, 'the reaper to close the idle session');
     } finally {
       await h.close();
     }

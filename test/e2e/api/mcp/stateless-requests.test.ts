@@ -135,8 +135,11 @@ describe('2026-07-28 clients, served without a session', () => {
       count: number;
     };
     const controller = new AbortController();
-    const call = client.callTool({ name: 'h_slow', arguments: { steps: 50, delay_ms: 100 } }, { signal: controller.signal });
-    setTimeout(() => controller.abort('enough'), 300);
+    // Closed once the call is running at the backend: its first progress says so.
+    const call = client.callTool(
+      { name: 'h_slow', arguments: { steps: 50, delay_ms: 100 } },
+      { signal: controller.signal, onprogress: () => controller.abort('enough') },
+    );
     await expect(call).rejects.toThrow();
     await waitFor(async () => {
       const now = await client.callTool({ name: 'h_last_cancelled', arguments: {} });

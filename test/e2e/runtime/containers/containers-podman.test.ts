@@ -12,14 +12,23 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ContainerManager, type EnsuredImage, type ImagePlan } from '../../../../runtime/containers/container-manager.js';
+import { ContainerManager } from '../../../../runtime/containers/container-manager.js';
 import type { ContainerStdioTransport } from '../../../../runtime/containers/container-stdio-transport.js';
 import { ContainerError } from '../../../../runtime/containers/errors.js';
 import { BRIDGE_NETWORK } from '../../../../runtime/containers/hardening.js';
 import { BACKEND_LABEL, MANAGED_LABEL, OWNER_LABEL } from '../../../../runtime/containers/labels.js';
 import type { StdioBackendSpec } from '../../../../schemas/config.js';
 import { ensureTestBase, podmanCli, skipWithoutPodman, startTestPodman, TEST_NODE_BASE, type TestPodman } from '../../../helpers/podman.js';
-import { connectClient, everythingBackend, hardeningBackend, memoryBackend, resultText, testContainersConfig } from '../../../helpers/container-backends.js';
+import {
+  connectClient,
+  everythingBackend,
+  hardeningBackend,
+  inContainer,
+  memoryBackend,
+  placeBackend,
+  resultText,
+  testContainersConfig,
+} from '../../../helpers/container-backends.js';
 import { waitFor } from '../../../helpers/wait.js';
 import { repoRoot } from '../../../fixtures/spawn.js';
 
@@ -43,8 +52,7 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
 
   /** Image, transport and a connected SDK client for one backend. */
   async function start(name: string, spec: StdioBackendSpec, m = manager) {
-    const prepared = await m.prepare(name, spec);
-    if (prepared.mode !== 'container') throw new Error(`expected a container, got a bare process: ${prepared.reason}`);
+    const prepared = inContainer(await placeBackend(m, name, spec));
     const stderr: string[] = [];
     prepared.transport.onstderr = (line) => stderr.push(line);
     const client = await connectClient(prepared.transport);
@@ -122,21 +130,22 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
     'reuses the image across restarts (same id, no build) and rebuilds when the backend changes',
     async () => {
       const spec = hardeningBackend();
-      const first = await manager.prepare('reuse', spec, { noCache: true });
-      expect(first).toMatchObject({ mode: 'container', image: { built: true } });
+      const first = inContainer(await placeBackend(manager, 'reuse', spec, { noCache: true }));
+      expect(first.image.built).toBe(true);
       // A new manager is a gateway restart.
       const restarted = ContainerManager.create(testContainersConfig(podman.socket), { runtime: podman.runtime });
       const progress: string[] = [];
-      const again = await restarted.prepare('reuse', spec, { onProgress: (l) => progress.push(l) });
-      expect(again).toMatchObject({ mode: 'container', image: { built: false, image: (first as { image: { image: string } }).image.image } });
-      expect((again as { image: { id: string } }).image.id).toBe((first as { image: { id: string } }).image.id);
+      const again = inContainer(await placeBackend(restarted, 'reuse', spec, { onProgress: (l) => progress.push(l) }));
+      expect(again.image).toMatchObject({ built: false, image: first.image.image, id: first.image.id });
       expect(progress).toEqual([]);
 
       // A change never seen before (images outlive a test run).
-      const changed = await restarted.prepare('reuse', hardeningBackend({ args: [spec.args![0]!, `--changed-${randomBytes(4).toString('hex')}`] }));
-      expect(changed).toMatchObject({ mode: 'container', image: { built: true } });
-      const changedImage = (changed as { image: { image: string } }).image.image;
-      expect(changedImage).not.toBe((first as { image: { image: string } }).image.image);
+      const changed = inContainer(
+        await placeBackend(restarted, 'reuse', hardeningBackend({ args: [spec.args![0]!, `--changed-${randomBytes(4).toString('hex')}`] })),
+      );
+      expect(changed.image.built).toBe(true);
+      const changedImage = changed.image.image;
+      expect(changedImage).not.toBe(first.image.image);
       podmanCli(podman, ['rmi', changedImage]);
     },
     BUILD_TIMEOUT,
@@ -166,19 +175,19 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
     async () => {
       const missing = testContainersConfig(podman.socket, 'absent.invalid/mcp-gateway-test:none');
       const strict = ContainerManager.create({ ...missing, enabled: true }, { runtime: podman.runtime });
-      const error = await strict.prepare('strict', hardeningBackend()).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ContainerError);
-      expect((error as ContainerError).reason).toBe('BaseImageUnavailable');
-      expect((error as Error).message).toMatch(
+      const failed = await placeBackend(strict, 'strict', hardeningBackend());
+      expect(failed).toMatchObject({ mode: 'failed', reason: 'BaseImageUnavailable' });
+      expect((failed as { message: string }).message).toMatch(
         /base image absent\.invalid\/mcp-gateway-test:none is neither present nor pullable.*gateway build --base-from-host/,
       );
 
       const auto = ContainerManager.create(missing, { runtime: podman.runtime });
-      const fallback = await auto.prepare('lenient', hardeningBackend());
-      expect(fallback).toMatchObject({ mode: 'process', warn: true });
+      const fallback = await placeBackend(auto, 'lenient', hardeningBackend());
+      expect(fallback.mode).toBe('process');
       expect((fallback as { reason: string }).reason).toContain('gateway build --base-from-host');
       // A per-backend `container.enabled: true` is fail-closed under a global auto.
-      await expect(auto.prepare('pinned', hardeningBackend({ container: { enabled: true } }))).rejects.toThrow(/neither present nor pullable/);
+      const pinned = await placeBackend(auto, 'pinned', hardeningBackend({ container: { enabled: true } }));
+      expect(pinned).toMatchObject({ mode: 'failed', message: expect.stringMatching(/neither present nor pullable/) });
     },
     BUILD_TIMEOUT,
   );
@@ -187,8 +196,8 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
     'fails with a clear reason when the container cannot start, and leaves no container behind',
     async () => {
       // A memory limit below what the runtime needs to start the container at all.
-      const prepared = await manager.prepare('unstartable', hardeningBackend({ container: { memory: '1k' } }));
-      const transport = (prepared as { transport: ContainerStdioTransport }).transport;
+      const prepared = inContainer(await placeBackend(manager, 'unstartable', hardeningBackend({ container: { memory: '1k' } })));
+      const transport = prepared.transport;
       const error = await connectClient(transport).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ContainerError);
       expect((error as ContainerError).reason).toBe('ContainerStartFailed');
@@ -196,12 +205,14 @@ describe.skipIf(skipWithoutPodman)('stdio backends in hardened Podman containers
       expect(podmanCli(podman, ['ps', '-a', '--filter', `label=${BACKEND_LABEL}=unstartable`, '--format', '{{.ID}}']).trim()).toBe('');
       // Closing a transport whose start failed, or that never started, returns at once.
       await transport.close();
-      const never = manager.createTransport('never', hardeningBackend(), (prepared as { plan: ImagePlan }).plan, (prepared as { image: EnsuredImage }).image);
+      const never = manager.createTransport('never', hardeningBackend(), prepared.plan, prepared.image);
       await never.close();
 
       // A command missing from the image: the container starts, its init cannot run the command and exits.
-      const missing = await manager.prepare('missing-command', { type: 'stdio', command: '/no/such/server', container: { image: TEST_NODE_BASE } });
-      const missingTransport = (missing as { transport: ContainerStdioTransport }).transport;
+      const missing = inContainer(
+        await placeBackend(manager, 'missing-command', { type: 'stdio', command: '/no/such/server', container: { image: TEST_NODE_BASE } }),
+      );
+      const missingTransport = missing.transport;
       const stderr: string[] = [];
       missingTransport.onstderr = (line) => stderr.push(line);
       const exit = new Promise<number | null>((resolve) => (missingTransport.onexit = (e) => resolve(e.code)));

@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../../helpers/wait.js';
 import { Value } from '@sinclair/typebox/value';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -283,7 +284,7 @@ describe('audit: one record per MCP operation, every field right', () => {
     await op(b, 'sse', { ...down_, capability_name: 'down_slow', original_name: 'slow', error_type: DOWN_ERRORS }, async () => {
       const call = b.client.callTool({ name: 'down_slow', arguments: { steps: 1, delay_ms: 10_000 } });
       const failed = expect(call).rejects.toThrow();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(() => h.gateway.router.inFlightCount > 0, 'the call in flight at the backend');
       await down.stop();
       await failed;
     });

@@ -22,6 +22,7 @@ import { ContainerManager } from '../../../../runtime/containers/container-manag
 import { ContainerError } from '../../../../runtime/containers/errors.js';
 import { splitReference } from '../../../../runtime/containers/base-from-host.js';
 import { spawnSync } from 'node:child_process';
+import { placeBackend } from '../../../helpers/container-backends.js';
 
 const config = (yaml = '') => parseConfigText(`backends: {}\n${yaml}`);
 const containers = config().containers;
@@ -240,7 +241,9 @@ describe('policy without a runtime', () => {
     expect(error).toBeInstanceOf(ContainerError);
     expect(error.reason).toBe('RuntimeUnavailable');
     expect(error.message).toMatch(/a container is required but no container runtime answered/);
-    await expect(auto.prepare('a', stdio('node', [], { container: { enabled: true } }))).rejects.toThrow(ContainerError);
+    // Through the controller's container steps, as the gateway places it: the backend fails, or runs bare saying why.
+    expect(await placeBackend(auto, 'a', stdio('node', [], { container: { enabled: true } }))).toMatchObject({ mode: 'failed', reason: 'RuntimeUnavailable' });
+    expect(await placeBackend(auto, 'a', spec)).toMatchObject({ mode: 'process', reason: expect.stringMatching(/^running as a bare process: /) });
 
     const off = await ContainerManager.detect({ ...containers, ...noSocket, enabled: false }, { env });
     expect(off.placement('a', spec)).toMatchObject({ mode: 'process', warn: false });
