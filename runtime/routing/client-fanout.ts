@@ -14,6 +14,10 @@
  * - a backend request that no in-flight call explains goes to the most
  *   recently active session able to answer it.
  *
+ * With shared sessions, the list changes this replica sees also reach the
+ * other replicas' listen streams, and theirs reach the streams here (a relay
+ * hook: runtime/cluster/list-changes-relay.ts).
+ *
  * While the authorization policies are on, a backend reaches only the
  * clients that are calling it: its log messages go to the callers with a
  * request in flight there, and a request no call explains goes to nobody
