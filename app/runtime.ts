@@ -21,6 +21,7 @@ import type { Redactor } from '../runtime/observability/logging/redactor.js';
 import { RegistryClient } from '../runtime/registry/registry-client.js';
 import { BackendTraffic } from '../runtime/routing/backend-traffic.js';
 import { ClientFanout } from '../runtime/routing/client-fanout.js';
+import { ListChangesRelay } from '../runtime/cluster/list-changes-relay.js';
 import { InFlightCalls } from '../runtime/routing/in-flight-calls.js';
 import type { Interceptor } from '../runtime/routing/operation.js';
 import { ResourceSubscriptions } from '../runtime/routing/resource-subscriptions.js';
@@ -158,6 +159,19 @@ export async function buildRuntime(
     fanout.listsChanged(optimizer.visibleChanges(change.lists, table));
     void subscriptions.resync();
   });
+  // Shared sessions: a 2026-07-28 listen stream hears the list changes of every replica, not only of the one holding it.
+  if (shared) {
+    const { bus, keys, tag } = shared.cluster;
+    const relay = new ListChangesRelay({
+      bus,
+      channel: keys.listsChanged,
+      tag,
+      routes: () => serving.routes,
+      tell: (changed) => fanout.tellListeners(changed),
+    });
+    fanout.relayListens(relay);
+    relay.start();
+  }
 
   const skills = buildSkills(loaded, o, router, serving);
   return {

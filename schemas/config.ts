@@ -292,7 +292,7 @@ export const ConfigSchema = Type.Object(
           minimum: 0,
           default: 30,
           description:
-            'Seconds a 2026-07-28 client may keep a list result (`ttlMs`; `server/discover` too); a resource read is kept no longer than its backend says.',
+            'Seconds a 2026-07-28 client may keep a list result (`ttlMs`; `server/discover` too); a list is kept no longer than any backend serving part of it says for its own, a resource read no longer than its backend says.',
         }),
         input_rounds: Section(
           {

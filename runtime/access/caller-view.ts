@@ -10,6 +10,7 @@
  * role set in AccessControl, per list here), so asking costs a few lookups.
  */
 import type { RouteTable } from '../routing/route-table.js';
+import type { CatalogKind } from '../backends/backend-catalog.js';
 import type { CallerContext } from '../routing/caller.js';
 import type { ToolOptimizer, ToolVisibility } from '../optimizer/tool-optimizer.js';
 import type { AccessControl, ClientLists } from './access-control.js';
@@ -55,6 +56,11 @@ export class CallerView {
       this.visibility.set(tools, (visible = (name) => names.has(name)));
     }
     return visible;
+  }
+
+  /** How long the backends serving a list let it be kept (the shortest `ttlMs` they gave); undefined: none said. */
+  listTtlMs(kind: CatalogKind, routes: RouteTable = this.source.routes): number | undefined {
+    return routes.listTtlMs[kind];
   }
 
   /** Whether this caller may read (and so subscribe to) a resource; an unknown URI is the router's to refuse. */

@@ -34,7 +34,7 @@ import { BackendCallError, BackendUnavailableError } from '../../schemas/errors.
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
 import type { BackendTransport, TransportHooks } from '../transports/backend-transport.js';
 import type { ContainerRef } from '../../schemas/records.js';
-import { emptyCatalog, setCatalogList, type BackendCatalog, type CatalogKind } from './backend-catalog.js';
+import { emptyCatalog, setCatalogList, shorterListTtl, type BackendCatalog, type CatalogKind, type LoadedList } from './backend-catalog.js';
 import { toBackendError, connectFailureMessage } from './backend-errors.js';
 import { CALLER_METHODS, type CallerCredentials } from './caller-credentials.js';
 import { StderrTail } from './stderr-tail.js';
@@ -456,7 +456,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     const lists = await Promise.all(
       kinds.map(async (kind) => {
         const spec = LIST_METHODS[kind];
-        return caps[spec.capability] ? await this.listAll(spec.method, spec.field) : [];
+        return caps[spec.capability] ? await this.listAll(spec.method, spec.field) : ([] as LoadedList);
       }),
     );
     if (this.closing) return;
@@ -465,7 +465,7 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     kinds.forEach((kind, i) => {
       if (this.loadGeneration[kind] !== generations[i]) return;
       const list = kind === 'tools' && this.mirrorsHeaders() ? this.headerParams.load(lists[i]!, this.warnInvalidTool) : lists[i]!;
-      setCatalogList(next, kind, list);
+      setCatalogList(next, kind, list, lists[i]!.ttlMs);
       changed = true;
     });
     if (!changed) return;
@@ -482,14 +482,16 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
     this.log.warn({ backend: this.name, tool, reason }, 'tool left out: its x-mcp-header declaration is invalid');
   };
 
-  private async listAll(method: string, field: string): Promise<unknown[]> {
+  private async listAll(method: string, field: string): Promise<LoadedList> {
     const timeoutMs = this.requestTimeoutMs;
-    const items: unknown[] = [];
+    const items: LoadedList = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await this.request(method, cursor ? { cursor } : undefined, { timeoutMs });
       const list = result[field];
       if (Array.isArray(list)) items.push(...(list as unknown[]));
+      // 2026-07-28: how long the backend says its list may be kept; the gateway's own lists are kept no longer.
+      items.ttlMs = shorterListTtl(items.ttlMs, result);
       cursor = typeof result.nextCursor === 'string' && result.nextCursor ? result.nextCursor : undefined;
       if (!cursor) break;
     }

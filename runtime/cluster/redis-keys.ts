@@ -30,6 +30,11 @@ export class RedisKeys {
     return `${this.prefix}:pins-changed`;
   }
 
+  /** Where a replica says which lists its route table changed, and to what (JSON `{ from, lists }`), for the others' listen streams. */
+  get listsChanged(): string {
+    return `${this.prefix}:lists-changed`;
+  }
+
   /** A rate_limiter's window for one key (a counter); `limiter` tells the config's rate_limiter entries apart. Expires with the window. */
   rate(limiter: string, key: string): string {
     return `${this.prefix}:rate:${limiter}:${key}`;

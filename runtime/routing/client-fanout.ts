@@ -14,6 +14,10 @@
  * - a backend request that no in-flight call explains goes to the most
  *   recently active session able to answer it.
  *
+ * With shared sessions, the list changes this replica sees also reach the
+ * other replicas' listen streams, and theirs reach the streams here (a relay
+ * hook: runtime/cluster/list-changes-relay.ts).
+ *
  * While the authorization policies are on, a backend reaches only the
  * clients that are calling it: its log messages go to the callers with a
  * request in flight there, and a request no call explains goes to nobody
@@ -58,6 +62,15 @@ export interface ListenEndpoint {
   resourceUpdated(notification: ClientNotice): void;
 }
 
+/**
+ * Where the list changes this replica sees also go, when replicas share
+ * sessions: the other replicas' listen streams (runtime/cluster/list-changes-relay.ts).
+ */
+export interface ListenRelay {
+  /** This replica's lists changed: tells the others; answers which kinds its own listen streams have not been told yet. */
+  local(changed: ReadonlySet<ListKind>): ReadonlySet<ListKind>;
+}
+
 /** The client sessions this process serves (api/mcp/session-table.ts). */
 export interface ClientDirectory {
   get(id: string): ClientEndpoint | undefined;
@@ -88,6 +101,8 @@ export class ClientFanout implements BackendTrafficTargets {
   /** The 2026-07-28 listen streams open here, by subscriber id (the subscription index names them too). */
   private readonly listeners = new Map<string, ListenEndpoint>();
 
+  private relay?: ListenRelay;
+
   constructor(
     private readonly sessions: ClientDirectory,
     private readonly subscriptions: Pick<SubscriptionIndex, 'subscribers'>,
@@ -110,6 +125,16 @@ export class ClientFanout implements BackendTrafficTargets {
       if (!s.initialized) continue;
       for (const kind of changed) void s.notify(LIST_CHANGED[kind]).catch(() => undefined);
     }
+    this.tellListeners(this.relay ? this.relay.local(changed) : changed);
+  }
+
+  /** From now on the list changes seen here reach the other replicas' listen streams too. */
+  relayListens(relay: ListenRelay): void {
+    this.relay = relay;
+  }
+
+  /** Tells the listen streams open here which lists changed (seen here, or by another replica). */
+  tellListeners(changed: ReadonlySet<ListKind>): void {
     for (const l of this.listeners.values()) for (const kind of changed) l.listChanged(kind);
   }
 

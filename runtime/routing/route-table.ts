@@ -12,7 +12,7 @@ import { UriTemplate } from '@modelcontextprotocol/client';
 import type { BackendSpec, ConflictStrategy, FilterRuleSpec } from '../../schemas/config.js';
 import type { HoldReason } from '../../schemas/pinning.js';
 import { toolNameProblem } from '../../schemas/tool-name.js';
-import type { BackendCatalog } from '../backends/backend-catalog.js';
+import type { BackendCatalog, CatalogKind } from '../backends/backend-catalog.js';
 import { compileFilter } from './name-filter.js';
 
 /** The lists a client sees (resource templates change with resources). */
@@ -119,6 +119,11 @@ export interface RouteTable {
   all: { tools: ToolEntry[]; prompts: PromptEntry[]; resources: ResourceEntry[] };
   /** Prebuilt list results for clients. */
   lists: { tools: Tool[]; prompts: Prompt[]; resources: Resource[]; resourceTemplates: ResourceTemplate[] };
+  /**
+   * Per list, the shortest `ttlMs` any serving backend gave for its own (none
+   * said: absent): a 2026-07-28 client may keep the merged list no longer.
+   */
+  listTtlMs: Partial<Record<CatalogKind, number>>;
   conflicts: Conflict[];
   /** Backends left out entirely by the `error` strategy, with the reason. */
   rejected: Map<string, string>;
@@ -157,6 +162,7 @@ export function buildRouteTable(inConfigOrder: BackendInput[], policy: ConflictP
     templates: [],
     all: { tools: [], prompts: [], resources: [] },
     lists: { tools: [], prompts: [], resources: [], resourceTemplates: [] },
+    listTtlMs: {},
     conflicts: [],
     rejected: new Map(),
     unavailable: new Map(),
@@ -172,6 +178,7 @@ export function buildRouteTable(inConfigOrder: BackendInput[], policy: ConflictP
       continue;
     }
     admit(snap, candidate, clashes);
+    keepShorterTtls(snap.listTtlMs, backend.catalog.listTtlMs);
   }
   for (const backend of precedence(resting, policy)) {
     const candidate = exposeBackend(backend, policy);
@@ -324,6 +331,12 @@ function admit(snap: RouteTable, c: Candidate, clashes: Conflict[]): void {
     if (!r.filtered && winner === undefined) snap.resources.set(r.resource.uri, r);
   }
   snap.templates.push(...c.templates.filter((t) => !lost.has(`resource:${t.template.uriTemplate}`)));
+}
+
+/** Each list is kept no longer than the shortest time any backend serving part of it allowed. */
+function keepShorterTtls(shortest: Partial<Record<CatalogKind, number>>, said: BackendCatalog['listTtlMs']): void {
+  if (!said) return;
+  for (const [kind, ttlMs] of Object.entries(said) as Array<[CatalogKind, number]>) shortest[kind] = Math.min(shortest[kind] ?? ttlMs, ttlMs);
 }
 
 function describeClashes(clashes: Conflict[]): string {

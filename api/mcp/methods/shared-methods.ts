@@ -12,6 +12,8 @@ import type { ToolOptimizer } from '../../../runtime/optimizer/tool-optimizer.js
 import { cachedListResult } from '../../../runtime/transports/json-rpc.js';
 import { listAfterFirstConnects, type FirstConnects } from '../../../runtime/routing/first-connects.js';
 import type { CallerContext, JsonObject } from '../../../runtime/routing/caller.js';
+import type { CatalogKind } from '../../../runtime/backends/backend-catalog.js';
+import { withBackendsTtl } from '../stateless/cache-hints.js';
 import type { MethodHandler } from './mcp-call.js';
 
 export interface SharedMethodDeps {
@@ -23,11 +25,12 @@ export interface SharedMethodDeps {
 }
 
 export function sharedMethods({ router, view, optimizer, firstConnects }: SharedMethodDeps): Map<string, MethodHandler> {
-  // Lists are served with their JSON computed once per route table and role set (see cachedListResult).
+  // Lists are served with their JSON computed once per route table and role set (see cachedListResult),
+  // and with how long their backends let them be kept (for a 2026-07-28 client's ttlMs; never serialised).
   const list =
-    (method: string, field: string, of: (caller: CallerContext) => readonly unknown[]): MethodHandler =>
+    (method: string, kind: CatalogKind, of: (caller: CallerContext) => readonly unknown[]): MethodHandler =>
     ({ caller }) =>
-      listAfterFirstConnects<JsonObject>(firstConnects, method, async () => cachedListResult(field, of(caller)));
+      listAfterFirstConnects<JsonObject>(firstConnects, method, async () => withBackendsTtl(cachedListResult(kind, of(caller)), view.listTtlMs(kind)));
   return new Map<string, MethodHandler>([
     ['tools/list', list('tools/list', 'tools', (caller) => view.tools(caller))],
     ['prompts/list', list('prompts/list', 'prompts', (caller) => view.lists(caller).prompts)],

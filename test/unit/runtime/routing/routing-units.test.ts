@@ -15,7 +15,7 @@ import { InFlightCalls } from '../../../../runtime/routing/in-flight-calls.js';
 import type { Interceptor, OperationContext } from '../../../../runtime/routing/operation.js';
 import type { ServingTarget } from '../../../../runtime/backends/serving-backends.js';
 import type { RouteSource } from '../../../../runtime/routing/router.js';
-import { emptyCatalog, type BackendCatalog } from '../../../../runtime/backends/backend-catalog.js';
+import { emptyCatalog, setCatalogList, shorterListTtl, type BackendCatalog } from '../../../../runtime/backends/backend-catalog.js';
 import type { BackendSpec } from '../../../../schemas/config.js';
 import { MemorySessionTable } from '../../../../api/mcp/memory-session-table.js';
 import { ClientSession } from '../../../../api/mcp/client-session.js';
@@ -137,6 +137,34 @@ describe('route table', () => {
     const long = buildRouteTable([input('abc', ['n'.repeat(125)])], { strategy: 'prefix', separator: '_' });
     expect(long.tools.size).toBe(0);
     expect(long.all.tools[0].nameError).toMatch(/129 characters/);
+  });
+
+  it('each list keeps the shortest ttlMs its serving backends gave; a backend left out or not serving gives none', () => {
+    const said = (listTtlMs: BackendCatalog['listTtlMs']) => ({ listTtlMs });
+    const t = buildRouteTable(
+      [input('a', ['x'], {}, said({ tools: 1500, prompts: 60_000 })), input('b', ['y'], {}, said({ tools: 900 })), input('c', ['z'])],
+      { strategy: 'error', separator: '_' },
+      [input('resting', ['r'], {}, said({ tools: 1, prompts: 1 }))],
+    );
+    expect(t.listTtlMs).toEqual({ tools: 900, prompts: 60_000 });
+    const strict = buildRouteTable([input('a', ['x'], {}, said({ tools: 1500 })), input('b', ['x'], {}, said({ tools: 5 }))], {
+      strategy: 'error',
+      separator: '_',
+    });
+    expect(strict.rejected.has('b')).toBe(true);
+    expect(strict.listTtlMs).toEqual({ tools: 1500 });
+  });
+
+  it("a loaded list's ttlMs is the shortest valid one of its pages; a new load replaces what the last one said", () => {
+    expect(
+      [{ ttlMs: 500 }, {}, { ttlMs: 200 }, { ttlMs: -1 }, { ttlMs: 'x' }].reduce<number | undefined>((ttl, page) => shorterListTtl(ttl, page), undefined),
+    ).toBe(200);
+    expect(shorterListTtl(undefined, { tools: [] })).toBeUndefined();
+    const cat = emptyCatalog();
+    setCatalogList(cat, 'tools', [], 300);
+    setCatalogList(cat, 'prompts', [], 400);
+    setCatalogList(cat, 'tools', []);
+    expect(cat.listTtlMs).toEqual({ prompts: 400 });
   });
 });
 
