@@ -223,6 +223,7 @@ export class Gateway {
     const { logger, audit, telemetry } = this.observability;
     await this.runtime.skills.stop();
     this.runtime.auth.close();
+    this.runtime.signIns.close();
     // Pins first: with the Redis store they are written over the cluster's connection.
     await this.runtime.pins.flushed();
     await this.runtime.shared?.cluster.close().catch((err: unknown) => logger.warn({ err }, 'could not close the session store connection'));

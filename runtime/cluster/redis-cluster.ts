@@ -15,6 +15,7 @@ import { RedisPinStore } from './redis-pin-store.js';
 import { RedisRateCounterStore } from './redis-rate-counter-store.js';
 import { defineScripts } from './redis-scripts.js';
 import { RedisSessionStore } from './redis-session-store.js';
+import { RedisUserTokenVault } from './redis-user-token-vault.js';
 
 export interface RedisClusterSettings {
   url: string;
@@ -62,6 +63,11 @@ export class RedisCluster {
   /** Counts of one rate_limiter entry, shared by the cluster (made only when the config has a rate_limiter). */
   rateCounters(limiter: string): RedisRateCounterStore {
     return new RedisRateCounterStore(this.connection.commands, this.keys, limiter, this.log);
+  }
+
+  /** The per-user OAuth tokens, sealed with `key` (runtime/auth/user-token-vault.ts). */
+  userTokens(key: Buffer): RedisUserTokenVault {
+    return new RedisUserTokenVault(this.connection.commands, this.keys, key, this.log);
   }
 
   /** Tells every replica. */

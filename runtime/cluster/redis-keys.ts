@@ -35,6 +35,11 @@ export class RedisKeys {
     return `${this.prefix}:rate:${limiter}:${key}`;
   }
 
+  /** The sealed OAuth tokens each user granted one backend (`on_behalf_of.type: user_oauth`): a hash, one field per user id. */
+  userTokens(backend: string): string {
+    return `${this.prefix}:user-tokens:${backend}`;
+  }
+
   /** What every replica hears: ended sessions, cancellations, changed session fields. */
   get bus(): string {
     return `${this.prefix}:bus`;
