@@ -14,7 +14,7 @@ import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
 import { ServingBackends } from '../runtime/backends/serving-backends.js';
 import { TokenExchanger } from '../runtime/auth/token-exchange.js';
 import { UserSignIns } from '../runtime/auth/user-sign-ins.js';
-import { FileUserTokenVault, userTokensDir, userTokensKey, type UserTokenVault } from '../runtime/auth/user-token-vault.js';
+import { FileUserTokenVault, lazyUserTokensKey, userTokensDir, type UserTokenVault } from '../runtime/auth/user-token-vault.js';
 import type { RedisCluster } from '../runtime/cluster/redis-cluster.js';
 import { DefinitionPins } from '../runtime/pinning/definition-pins.js';
 import { FilePinStore } from '../runtime/pinning/file-pin-store.js';
@@ -94,6 +94,8 @@ const SKILL_CALLER = { sessionId: 'skills', transport: 'management' } as const;
 export interface RuntimeOptions {
   /** Where definition pins are kept; default `<state>/pins.json`. */
   pinsFile?: string;
+  /** Where the sealed per-user tokens and their key are kept; default `<state>/user-tokens`. */
+  userTokensDir?: string;
 }
 
 export async function buildRuntime(
@@ -141,7 +143,11 @@ export async function buildRuntime(
   // What backends tell clients (log messages) passes the plugin chain first, as their results do.
   const traffic = new BackendTraffic(inFlight, new GuardedRelay(fanout, () => plugins.chain));
   // Per-user tokens (user_oauth), sealed at rest: in Redis when the sessions are, so every replica serves a user who signed in through one.
-  const signIns = new UserSignIns({ vault: userTokenVault(shared?.cluster), redactor, log: o.logger.child({ component: 'oauth' }) });
+  const signIns = new UserSignIns({
+    vault: userTokenVault(opts.userTokensDir ?? userTokensDir(), shared?.cluster),
+    redactor,
+    log: o.logger.child({ component: 'oauth' }),
+  });
   const callerTokens = { exchanger: new TokenExchanger(), signIns };
   const serving = new ServingBackends(desired, traffic, o.logger.child({ component: 'backend' }), auth, callerTokens);
   const circuitOf = (backend: string) => plugins.circuitOf(backend);
@@ -197,9 +203,9 @@ export async function buildRuntime(
 }
 
 /** The sealed per-user tokens: the cluster's Redis with shared sessions, else files in the state folder. */
-function userTokenVault(cluster: RedisCluster | undefined): UserTokenVault {
-  const dir = userTokensDir();
-  return cluster ? cluster.userTokens(userTokensKey(dir)) : new FileUserTokenVault(dir, userTokensKey(dir));
+function userTokenVault(dir: string, cluster: RedisCluster | undefined): UserTokenVault {
+  const key = lazyUserTokensKey(dir);
+  return cluster ? cluster.userTokens(key) : new FileUserTokenVault(dir, key);
 }
 
 /** Audit first (outermost), so it also sees what telemetry does; with both off the chain is empty. */

@@ -54,6 +54,12 @@ export function userTokensKey(dir: string, env: NodeJS.ProcessEnv = process.env)
   }
 }
 
+/** The sealing key of `dir`, read (or made) once, at first use. */
+export function lazyUserTokensKey(dir: string): () => Buffer {
+  let key: Buffer | undefined;
+  return () => (key ??= userTokensKey(dir));
+}
+
 /** A sealed value as stored (JSON text of the envelope). */
 export function seal(data: StoredAuthorization, key: Buffer): string {
   return JSON.stringify(sealJson(data, key));
@@ -73,7 +79,8 @@ export class FileUserTokenVault implements UserTokenVault {
 
   constructor(
     private readonly dir: string,
-    private readonly key: Buffer,
+    /** Asked at first use: a gateway with no user_oauth backend makes no key. */
+    private readonly key: () => Buffer,
   ) {}
 
   async read(backend: string, user: string): Promise<StoredAuthorization | undefined> {
@@ -84,7 +91,7 @@ export class FileUserTokenVault implements UserTokenVault {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    return unseal(text, this.key);
+    return unseal(text, this.key());
   }
 
   async write(backend: string, user: string, data: StoredAuthorization): Promise<void> {
@@ -93,7 +100,7 @@ export class FileUserTokenVault implements UserTokenVault {
     // Write then rename: a reader sees the old value or the new one, never half of one.
     const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      writeFileSync(tmp, seal(data, this.key), { mode: 0o600, flag: 'wx' });
+      writeFileSync(tmp, seal(data, this.key()), { mode: 0o600, flag: 'wx' });
       renameSync(tmp, file);
     } catch (err) {
       rmSync(tmp, { force: true });

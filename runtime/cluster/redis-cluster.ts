@@ -66,7 +66,7 @@ export class RedisCluster {
   }
 
   /** The per-user OAuth tokens, sealed with `key` (runtime/auth/user-token-vault.ts). */
-  userTokens(key: Buffer): RedisUserTokenVault {
+  userTokens(key: () => Buffer): RedisUserTokenVault {
     return new RedisUserTokenVault(this.connection.commands, this.keys, key, this.log);
   }
 

@@ -19,17 +19,18 @@ export class RedisUserTokenVault implements UserTokenVault {
   constructor(
     private readonly commands: Redis,
     private readonly keys: RedisKeys,
-    private readonly key: Buffer,
+    /** Asked at first use: a gateway with no user_oauth backend makes no key. */
+    private readonly key: () => Buffer,
     private readonly log: Logger,
   ) {}
 
   async read(backend: string, user: string): Promise<StoredAuthorization | undefined> {
     const text = await storeCall(this.log, 'user token read', () => this.commands.hget(this.keys.userTokens(backend), user));
-    return text === null ? undefined : unseal(text, this.key);
+    return text === null ? undefined : unseal(text, this.key());
   }
 
   async write(backend: string, user: string, data: StoredAuthorization): Promise<void> {
-    await storeCall(this.log, 'user token write', () => this.commands.hset(this.keys.userTokens(backend), user, seal(data, this.key)));
+    await storeCall(this.log, 'user token write', () => this.commands.hset(this.keys.userTokens(backend), user, seal(data, this.key())));
   }
 
   async delete(backend: string, user: string): Promise<boolean> {
