@@ -90,6 +90,56 @@ const text = (r: unknown) => ((r as { content: Array<{ text: string }> }).conten
 /** The loopback callback the authorization URL sends the browser back to. */
 const callbackOf = (authorizationUrl: string) => new URL(authorizationUrl).searchParams.get('redirect_uri')!;
 
+interface World {
+  idp: TokenExchangeServer;
+  as: RunningAuthorizationServer;
+  backend: VerifyingBackend;
+  browser: HeadlessBrowser;
+  h: Harness;
+}
+
+/**
+ * Who the callers are (`incoming_auth`: users' JWTs for the gateway), the
+ * backend's own authorization server with the gateway registered as a
+ * native client (any loopback port), the backend, a browser, and the
+ * gateway with the backend acting for each user.
+ */
+async function startWorld(tokensDir: string, accessTokenTtlS?: number): Promise<World> {
+  const idp = await startTokenExchangeServer({ gatewayAudience: GATEWAY_AUD, audiences: [], clients: {} });
+  const as = await startAuthorizationServer({
+    accessTokenFormat: 'jwt',
+    accessTokenTtlS,
+    clients: [
+      {
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
+  });
+  const backend = await startVerifyingBackend(as);
+  as.allowResource(backend.url);
+  const browser = await launchChromium();
+  const h = await startGateway(
+    {
+      server: { host: '127.0.0.1', port: 0, management: { token: MGMT } },
+      incoming_auth: { type: 'jwt', issuer: idp.issuer, jwks_uri: `${idp.issuer}/jwks`, audience: GATEWAY_AUD },
+      backends: {
+        records: {
+          type: 'streamable-http',
+          url: backend.url,
+          auth: { on_behalf_of: { type: 'user_oauth', issuer: as.issuer, client_id: CLIENT.id, client_secret: CLIENT.secret, scopes: ['mcp:tools'] } },
+        },
+      },
+    },
+    { userTokensDir: tokensDir },
+  );
+  return { idp, as, backend, browser, h };
+}
+
 describe('a backend acting for each user through per-user sign-in (user_oauth)', () => {
   let idp: TokenExchangeServer;
   let as: RunningAuthorizationServer;
@@ -100,39 +150,7 @@ describe('a backend acting for each user through per-user sign-in (user_oauth)',
   const tokensDir = mkdtempSync(join(tmpdir(), 'gw-user-tokens-'));
 
   beforeAll(async () => {
-    // Who the callers are (incoming_auth): users' JWTs for the gateway.
-    idp = await startTokenExchangeServer({ gatewayAudience: GATEWAY_AUD, audiences: [], clients: {} });
-    // The backend's own authorization server, with the gateway registered as a native client (any loopback port).
-    as = await startAuthorizationServer({
-      accessTokenFormat: 'jwt',
-      clients: [
-        {
-          client_id: CLIENT.id,
-          client_secret: CLIENT.secret,
-          application_type: 'native',
-          redirect_uris: ['http://127.0.0.1/callback'],
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-        },
-      ],
-    });
-    backend = await startVerifyingBackend(as);
-    as.allowResource(backend.url);
-    browser = await launchChromium();
-    h = await startGateway(
-      {
-        server: { host: '127.0.0.1', port: 0, management: { token: MGMT } },
-        incoming_auth: { type: 'jwt', issuer: idp.issuer, jwks_uri: `${idp.issuer}/jwks`, audience: GATEWAY_AUD },
-        backends: {
-          records: {
-            type: 'streamable-http',
-            url: backend.url,
-            auth: { on_behalf_of: { type: 'user_oauth', issuer: as.issuer, client_id: CLIENT.id, client_secret: CLIENT.secret, scopes: ['mcp:tools'] } },
-          },
-        },
-      },
-      { userTokensDir: tokensDir },
-    );
+    ({ idp, as, backend, browser, h } = await startWorld(tokensDir));
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
@@ -279,5 +297,49 @@ describe('a backend acting for each user through per-user sign-in (user_oauth)',
     const second = await runBin(CLIENT_BIN, ['-s', h.url, '-o', 'table', 'revoke', 'records', '--user', 'dave'], { env });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain('holds no token');
+  });
+});
+
+describe("a user's token is refreshed before it expires, with no new sign-in (user_oauth)", () => {
+  let idp: TokenExchangeServer;
+  let as: RunningAuthorizationServer;
+  let backend: VerifyingBackend;
+  let browser: HeadlessBrowser;
+  let h: Harness;
+  let client: Client;
+
+  beforeAll(async () => {
+    // Access tokens live 2 s: they are renewed (at half their life) by the refresh token.
+    ({ idp, as, backend, browser, h } = await startWorld(mkdtempSync(join(tmpdir(), 'gw-user-tokens-')), 2));
+  });
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    await h?.close();
+    await browser?.close();
+    await backend?.close();
+    await as?.close();
+    await idp?.close();
+  });
+
+  it('calls keep succeeding across expiries, each with a valid token of the same user', async () => {
+    const token = await idp.userToken('erin');
+    client = new Client({ name: 'per-user-refresh', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const url = (await signInAsked(client)).data.authorization_url as string;
+    const done = h.waitForEvent((e) => e.stage === 'reauthenticated' && e.details.user === 'erin');
+    await authorizeInBrowser(browser, url, callbackOf(url), { login: 'erin' });
+    await done;
+    // Until the backend has seen a second token, every call goes through (the backend verifies each one's expiry): polled, each call must succeed.
+    const deadline = Date.now() + 15_000;
+    while (new Set(backend.seen).size < 2) {
+      expect(Date.now(), 'no renewed token within 15 s').toBeLessThan(deadline);
+      const answer = text(await client.callTool({ name: 'records_whoami' }));
+      expect(answer.startsWith('{'), answer).toBe(true);
+      expect(JSON.parse(answer)).toEqual({ sub: 'erin', aud: backend.url });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(JSON.parse(text(await client.callTool({ name: 'records_whoami' })))).toEqual({ sub: 'erin', aud: backend.url });
+    // Renewed, not signed in again: one sign-in asked for, ever.
+    expect(h.gateway.events.list().filter((e) => e.stage === 'authorization_required' && e.details.user === 'erin')).toHaveLength(1);
   });
 });
