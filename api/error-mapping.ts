@@ -60,6 +60,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   protocol_refused: 400,
   // The caller's identity provider would not give a token for this backend: this caller may not, others still may.
   token_exchange_refused: 403,
+  // This user has not signed in to a backend that acts for each user: only that user can, at the URL the details carry.
+  user_authorization_required: 403,
   internal_error: 500,
 };
 

@@ -30,6 +30,7 @@ export function followReloads(runtime: Runtime, logger: Logger, redactor: Redact
       details: { reason },
     });
   });
+  followSignIns(runtime);
   let names = new Set(Object.keys(controller.config.backends));
   controller.onConfigApplied((config) => {
     for (const name of names) if (!Object.hasOwn(config.backends, name)) auth.forget(name);
@@ -52,5 +53,34 @@ export function followReloads(runtime: Runtime, logger: Logger, redactor: Redact
       .apply(config.plugins)
       .then(() => runtime.router.setPlugins(runtime.plugins.chain))
       .catch((err: unknown) => logger.error({ err }, 'plugin chain not rebuilt; the previous one stays'));
+  });
+}
+
+/**
+ * A user's sign-in to a backend that acts for each user shows in the events
+ * with the user in its details; the backend's phase does not change (it
+ * serves the other users all along), so nothing reconnects.
+ */
+function followSignIns({ controller, signIns }: Runtime): void {
+  signIns.on('sign_in_required', (name, user, url) => {
+    controller.events.emit({
+      stage: 'authorization_required',
+      backend: name,
+      severity: 'warning',
+      message: `${name}: user ${user} must sign in (${url})`,
+      details: { user, authorization_url: url },
+    });
+  });
+  signIns.on('signed_in', (name, user) => {
+    controller.events.emit({ stage: 'reauthenticated', backend: name, message: `${name}: user ${user} signed in`, details: { user } });
+  });
+  signIns.on('sign_in_failed', (name, user, reason) => {
+    controller.events.emit({
+      stage: 'reauth_failed',
+      backend: name,
+      severity: 'error',
+      message: `${name}: sign-in of user ${user} failed: ${reason}`,
+      details: { user, reason },
+    });
   });
 }

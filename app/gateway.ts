@@ -41,6 +41,8 @@ export interface GatewayOptions extends ObservabilityOptions, ListenOptions {
   waitForBackends?: boolean;
   /** Where definition pins are kept (default `<state>/pins.json`); tests give each gateway its own. */
   pinsFile?: string;
+  /** Where the sealed per-user tokens (and their key) are kept without Redis; default `<state>/user-tokens`. */
+  userTokensDir?: string;
 }
 
 export class Gateway {
@@ -60,7 +62,7 @@ export class Gateway {
     const redactor = opts.redactor ?? new Redactor();
     const { loaded, resolveSecrets } = loadConfig(opts.configPath, redactor);
     const observability = await buildObservability(loaded.config, opts, redactor);
-    const runtime = await buildRuntime(loaded, resolveSecrets, observability, redactor, { pinsFile: opts.pinsFile });
+    const runtime = await buildRuntime(loaded, resolveSecrets, observability, redactor, { pinsFile: opts.pinsFile, userTokensDir: opts.userTokensDir });
     followReloads(runtime, observability.logger, redactor);
     const gateway = new Gateway(runtime, observability, redactor);
     await gateway.open(opts);
@@ -225,6 +227,7 @@ export class Gateway {
     const { logger, audit, telemetry } = this.observability;
     await this.runtime.skills.stop();
     this.runtime.auth.close();
+    this.runtime.signIns.close();
     // Pins first: with the Redis store they are written over the cluster's connection.
     await this.runtime.pins.flushed();
     await this.runtime.shared?.cluster.close().catch((err: unknown) => logger.warn({ err }, 'could not close the session store connection'));

@@ -66,6 +66,7 @@ export async function listen(
       skills: runtime.skills,
       registry: runtime.registry,
       auth: runtime.auth,
+      signIns: runtime.signIns,
       plugins: runtime.plugins,
       access: runtime.access,
       incomingAuth: runtime.incomingAuth,

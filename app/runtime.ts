@@ -12,6 +12,10 @@ import { reportDefinitionPins } from '../controller/status/definition-reporter.j
 import { createStatusStore } from '../controller/status/status-store.js';
 import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
 import { ServingBackends } from '../runtime/backends/serving-backends.js';
+import { TokenExchanger } from '../runtime/auth/token-exchange.js';
+import { UserSignIns } from '../runtime/auth/user-sign-ins.js';
+import { FileUserTokenVault, lazyUserTokensKey, userTokensDir, type UserTokenVault } from '../runtime/auth/user-token-vault.js';
+import type { RedisCluster } from '../runtime/cluster/redis-cluster.js';
 import { DefinitionPins } from '../runtime/pinning/definition-pins.js';
 import { FilePinStore } from '../runtime/pinning/file-pin-store.js';
 import { pinsFile } from '../runtime/state-dir.js';
@@ -49,6 +53,8 @@ export interface Runtime {
   controller: GatewayController;
   containers: ContainerManager;
   auth: BackendAuthManager;
+  /** Per-user consent (`on_behalf_of.type: user_oauth`): each user's sign-in to a backend and its tokens. */
+  signIns: UserSignIns;
   skills: SkillManager;
   registry: RegistryClient;
   serving: ServingBackends;
@@ -89,6 +95,8 @@ const SKILL_CALLER = { sessionId: 'skills', transport: 'management' } as const;
 export interface RuntimeOptions {
   /** Where definition pins are kept; default `<state>/pins.json`. */
   pinsFile?: string;
+  /** Where the sealed per-user tokens and their key are kept; default `<state>/user-tokens`. */
+  userTokensDir?: string;
 }
 
 export async function buildRuntime(
@@ -135,7 +143,14 @@ export async function buildRuntime(
   const plugins = new PluginSet({ log: o.logger.child({ component: 'plugins' }), events: (e) => o.events.emit(e), rateStore });
   // What backends tell clients (log messages) passes the plugin chain first, as their results do.
   const traffic = new BackendTraffic(inFlight, new GuardedRelay(fanout, () => plugins.chain));
-  const serving = new ServingBackends(desired, traffic, o.logger.child({ component: 'backend' }), auth);
+  // Per-user tokens (user_oauth), sealed at rest: in Redis when the sessions are, so every replica serves a user who signed in through one.
+  const signIns = new UserSignIns({
+    vault: userTokenVault(opts.userTokensDir ?? userTokensDir(), shared?.cluster),
+    redactor,
+    log: o.logger.child({ component: 'oauth' }),
+  });
+  const callerTokens = { exchanger: new TokenExchanger(), signIns };
+  const serving = new ServingBackends(desired, traffic, o.logger.child({ component: 'backend' }), auth, callerTokens);
   const circuitOf = (backend: string) => plugins.circuitOf(backend);
   const controller = new GatewayController({ loaded, desired, status, serving, events: o.events, log: o.logger, resolveSecrets, containers, circuitOf });
   // Trust on first use for definitions: checked each time the route table is built (a catalog changed), never per call.
@@ -178,6 +193,7 @@ export async function buildRuntime(
     controller,
     containers,
     auth,
+    signIns,
     skills,
     registry: new RegistryClient(() => controller.config.registries, o.logger.child({ component: 'registry' })),
     serving,
@@ -198,6 +214,12 @@ export async function buildRuntime(
     view: new CallerView(serving, access, optimizer),
     firstConnects: controller.firstConnects,
   };
+}
+
+/** The sealed per-user tokens: the cluster's Redis with shared sessions, else files in the state folder. */
+function userTokenVault(dir: string, cluster: RedisCluster | undefined): UserTokenVault {
+  const key = lazyUserTokensKey(dir);
+  return cluster ? cluster.userTokens(key) : new FileUserTokenVault(dir, key);
 }
 
 /** Audit first (outermost), so it also sees what telemetry does; with both off the chain is empty. */

@@ -294,6 +294,14 @@ export const ReauthSchema = Type.Object({
   }),
 });
 
+export const ReauthQuerySchema = Type.Object({
+  user: Type.Optional(
+    Type.String({ minLength: 1, description: 'Sign this user in to a backend that acts for each user (`auth.on_behalf_of.type: user_oauth`).' }),
+  ),
+});
+
+export const UserTokenParamsSchema = Type.Object({ name: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) });
+
 export const ShutdownBodySchema = Type.Object({
   timeout_seconds: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds to wait for in-flight requests; default server.shutdown_timeout_s.' })),
 });

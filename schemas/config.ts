@@ -612,3 +612,5 @@ export type ToolPinningSettings = GatewayConfig['security']['tool_pinning'];
 export type BackendAuth = Static<typeof BackendAuthSchema>;
 export type OnBehalfOfSpec = Static<typeof OnBehalfOfAuth>['on_behalf_of'];
 export type TokenExchangeSpec = Static<typeof TokenExchange>;
+export type UserOAuthSpec = Static<typeof UserOAuth>;
+export type BackendContainerSpec = Static<typeof BackendContainer>;

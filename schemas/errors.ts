@@ -52,6 +52,7 @@ export type ErrorCode =
   | 'plugin_failed'
   | 'protocol_refused'
   | 'token_exchange_refused'
+  | 'user_authorization_required'
   | 'internal_error';
 
 export class GatewayError extends Error {

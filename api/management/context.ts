@@ -9,6 +9,7 @@ import type { Redactor } from '../../runtime/observability/logging/redactor.js';
 import type { SkillManager } from '../../runtime/skills/skill-manager.js';
 import type { RegistryClient } from '../../runtime/registry/registry-client.js';
 import type { BackendAuthManager } from '../../runtime/auth/backend-auth-manager.js';
+import type { UserSignIns } from '../../runtime/auth/user-sign-ins.js';
 import type { DefinitionPins } from '../../runtime/pinning/definition-pins.js';
 import type { PluginSet } from '../../runtime/plugins/plugin-set.js';
 import type { AccessControl } from '../../runtime/access/access-control.js';
@@ -46,6 +47,8 @@ export interface ManagementContext {
   registry: RegistryClient;
   /** Outgoing OAuth: POST /reauth/{name} starts a flow here. */
   auth: BackendAuthManager;
+  /** Per-user consent: POST /reauth/{name}?user= starts a user's sign-in, DELETE /backends/{name}/users/{id}/token forgets it. */
+  signIns: UserSignIns;
   /** The plugin chain (GET /plugins). */
   plugins: PluginSet;
   /** The authorization policies: POST /authorization/check asks them. */

@@ -17,6 +17,7 @@ import { healthRoutes } from './routes/health.js';
 import { monitoringRoutes } from './routes/monitoring.js';
 import { eventRoutes } from './routes/events.js';
 import { controlRoutes } from './routes/control.js';
+import { userTokenRoutes } from './routes/user-tokens.js';
 import { registryRoutes } from './routes/registry.js';
 import { skillRoutes } from './routes/skills.js';
 import { proxyRoutes } from './routes/proxy.js';
@@ -61,6 +62,7 @@ export async function managementApi(app: FastifyInstance, opts: { ctx: Managemen
   monitoringRoutes(app, ctx);
   eventRoutes(app, ctx);
   controlRoutes(app, ctx);
+  userTokenRoutes(app, ctx);
   registryRoutes(app, ctx);
   skillRoutes(app, ctx);
   pluginRoutes(app, ctx);

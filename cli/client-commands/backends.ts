@@ -1,4 +1,4 @@
-/** Backend commands: backends list | show | reconnect, reauth. */
+/** Backend commands: backends list | show | reconnect, reauth, revoke. */
 import { Command, Option } from 'clipanion';
 import { ClientCommand, type Io } from './client-command.js';
 import { renderFields, renderTable } from '../output/table.js';
@@ -101,16 +101,36 @@ export class ReauthCommand extends ClientCommand {
   static override paths = [['reauth']];
   static override usage = Command.Usage({
     category: 'Backends',
-    description: 'Re-authenticate a backend (POST /reauth/{name})',
+    description: 'Re-authenticate a backend, or with --user sign a user in to a backend that acts for each user (POST /reauth/{name}[?user=ID])',
     details:
-      'Prints the authorization URL, opens a browser when there is a display (unless --no-browser), and waits until the gateway reports `reauthenticated` or `reauth_failed` for the backend.',
+      'Prints the authorization URL, opens a browser when there is a display (unless --no-browser), and waits until the gateway reports `reauthenticated` or `reauth_failed` for the backend (and that user).',
   });
 
   name = Option.String();
+  user = Option.String('--user', { description: 'The user who signs in (a backend with auth.on_behalf_of.type: user_oauth)' });
   browser = Option.Boolean('--browser', true, { description: '--no-browser: only print the URL' });
   timeout = Option.String('--timeout', '300', { description: 'Seconds to wait for the sign-in (default 300)', validator: secondsValue() });
 
   async run(io: Io): Promise<number> {
-    return awaitReauth(io, this.name, { openBrowser: this.browser, timeoutMs: this.timeout * 1000 });
+    return awaitReauth(io, this.name, { openBrowser: this.browser, timeoutMs: this.timeout * 1000, user: this.user });
+  }
+}
+
+export class RevokeCommand extends ClientCommand {
+  static override paths = [['revoke']];
+  static override usage = Command.Usage({
+    category: 'Backends',
+    description: "Forget a user's sign-in to a backend that acts for each user (DELETE /backends/{name}/users/{id}/token)",
+    details: "The user's next call to the backend fails with the sign-in URL again. Exit 1 when the user held no token.",
+  });
+
+  name = Option.String();
+  user = Option.String('--user', { required: true, description: 'The user whose tokens are forgotten' });
+
+  async run(io: Io): Promise<number> {
+    await io.client.revokeUserToken(this.name, this.user);
+    const done = { name: this.name, user: this.user, revoked: true };
+    io.print(done, (d) => `${io.c.green('✓')} ${d.user}'s sign-in to ${d.name} is revoked\n`);
+    return EXIT.ok;
   }
 }

@@ -6,7 +6,7 @@ import { CONTAINER_COMMANDS } from './containers.js';
 import type { CommandClass } from 'clipanion';
 import type { ClientContext } from './client-command.js';
 import { CapabilitiesCommand, ClientsListCommand, GroupsListCommand, HealthStatusCommand, SessionsListCommand, StatusCommand } from './monitoring.js';
-import { BackendsListCommand, BackendsReconnectCommand, BackendsShowCommand, ReauthCommand } from './backends.js';
+import { BackendsListCommand, BackendsReconnectCommand, BackendsShowCommand, ReauthCommand, RevokeCommand } from './backends.js';
 import { ToolsApproveCommand, ToolsCallCommand, ToolsDiffCommand, ToolsListCommand, ToolsPendingCommand, ToolsSearchCommand } from './tools.js';
 import { ResourcesListCommand, ResourcesReadCommand } from './resources.js';
 import { PromptsApproveCommand, PromptsDiffCommand, PromptsGetCommand, PromptsListCommand, PromptsPendingCommand } from './prompts.js';
@@ -24,6 +24,7 @@ export const CLIENT_COMMANDS: Array<CommandClass<ClientContext>> = [
   BackendsShowCommand,
   BackendsReconnectCommand,
   ReauthCommand,
+  RevokeCommand,
   GroupsListCommand,
   CapabilitiesCommand,
   ToolsListCommand,

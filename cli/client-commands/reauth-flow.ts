@@ -1,7 +1,9 @@
 /**
- * `reauth NAME`: start the backend's sign-in, show (and open) the
- * authorization URL, then wait for the event that ends it. The event stream
- * is opened before the request so the outcome cannot slip past.
+ * `reauth NAME [--user ID]`: start the backend's sign-in (or that user's, on
+ * a backend that acts for each user), show (and open) the authorization
+ * URL, then wait for the event that ends it (for a user: the event whose
+ * details name that user). The event stream is opened before the request so
+ * the outcome cannot slip past.
  */
 import { spawn } from 'node:child_process';
 import type { Io } from './client-command.js';
@@ -12,7 +14,7 @@ import { CommandFailure } from '../output/report-error.js';
 
 const OUTCOMES = new Set(['reauthenticated', 'reauth_failed']);
 
-export async function awaitReauth(io: Io, backend: string, opts: { openBrowser: boolean; timeoutMs: number }): Promise<number> {
+export async function awaitReauth(io: Io, backend: string, opts: { openBrowser: boolean; timeoutMs: number; user?: string }): Promise<number> {
   const stop = new AbortController();
   const signal = AbortSignal.any([stop.signal, io.signal, AbortSignal.timeout(opts.timeoutMs)]);
   let outcome: EventRecord | undefined;
@@ -26,7 +28,7 @@ export async function awaitReauth(io: Io, backend: string, opts: { openBrowser: 
       // Before it opened, a drop means the gateway cannot be asked at all; later drops just reconnect.
       onDrop: (err) => failed(err ?? new CommandFailure('The event stream closed')),
       onEvent: (e) => {
-        if (e.backend !== backend || !OUTCOMES.has(e.stage)) return;
+        if (e.backend !== backend || !OUTCOMES.has(e.stage) || e.details.user !== opts.user) return;
         outcome = e;
         stop.abort();
       },
@@ -35,13 +37,14 @@ export async function awaitReauth(io: Io, backend: string, opts: { openBrowser: 
   );
   try {
     await streamOpen;
-    const r = await io.client.reauth(backend);
+    const r = await io.client.reauth(backend, opts.user);
     if (!r.reauth_initiated) {
       if (io.format !== 'table') io.print(r, () => '');
       throw new CommandFailure(r.error ?? `Re-authentication of ${backend} was not started`);
     }
     if (r.authorization_url) {
-      io.notice(r, (safe) => `Open this URL to sign in to ${backend}:\n  ${safe.authorization_url}\n`);
+      const who = opts.user === undefined ? '' : ` as user ${opts.user}`;
+      io.notice(r, (safe) => `Open this URL to sign in to ${backend}${who}:\n  ${safe.authorization_url}\n`);
       if (opts.openBrowser && hasDisplay()) openBrowser(r.authorization_url);
     }
     io.err(`Waiting for ${backend} to be re-authenticated…\n`);

@@ -48,7 +48,7 @@ export class ManagementClient {
     return { accept: 'application/json', ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...extra };
   }
 
-  async request<R>(method: 'GET' | 'POST', path: string, opts: RequestOptions = {}): Promise<R> {
+  async request<R>(method: 'GET' | 'POST' | 'DELETE', path: string, opts: RequestOptions = {}): Promise<R> {
     const url = this.url(path, opts.query);
     const timeout = opts.timeoutMs === null ? undefined : AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs);
     const signal = timeout && opts.signal ? AbortSignal.any([timeout, opts.signal]) : (timeout ?? opts.signal);
@@ -85,7 +85,11 @@ export class ManagementClient {
   // --- control ---
   reload = () => this.request<T.Reload>('POST', '/reload', { timeoutMs: null });
   reconnect = (name: string) => this.request<T.Reconnect>('POST', `/reconnect/${encodeURIComponent(name)}`, { timeoutMs: null });
-  reauth = (name: string) => this.request<T.Reauth>('POST', `/reauth/${encodeURIComponent(name)}`);
+  /** With `user`: that user's sign-in to a backend that acts for each user (user_oauth). */
+  reauth = (name: string, user?: string) => this.request<T.Reauth>('POST', `/reauth/${encodeURIComponent(name)}`, { query: { user } });
+  /** Forgets a user's tokens for a backend that acts for each user (204; 404 `not_found` when there were none). */
+  revokeUserToken = (name: string, user: string) =>
+    this.request<void>('DELETE', `/backends/${encodeURIComponent(name)}/users/${encodeURIComponent(user)}/token`);
   shutdown = (timeoutSeconds?: number) =>
     this.request<T.Shutdown>('POST', '/shutdown', { body: timeoutSeconds === undefined ? {} : { timeout_seconds: timeoutSeconds } });
 

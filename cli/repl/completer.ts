@@ -27,6 +27,7 @@ const ARGUMENT_NAMES: Record<string, keyof NameSets> = {
   'backends show': 'backends',
   'backends reconnect': 'backends',
   reauth: 'backends',
+  revoke: 'backends',
   'tools call': 'tools',
   'tools diff': 'pendingTools',
   'tools approve': 'pendingTools',

@@ -16,10 +16,10 @@ import type { BackendSpec, HttpBackendSpec } from '../../schemas/config.js';
 import type { Logger } from '../observability/logging/logger.js';
 import type { Redactor } from '../observability/logging/redactor.js';
 import { tokensDir } from '../state-dir.js';
-import { AuthorizationFlow } from './authorization-flow.js';
 import { ConnectionOAuthProvider } from './connection-provider.js';
 import { ReauthNotSupportedError } from './errors.js';
 import { OAuthBackendState, type OAuthSpec } from './oauth-backend-state.js';
+import { PendingFlow } from './pending-flow.js';
 import type { HttpAuth } from '../transports/node-streamable-http-client-transport.js';
 import type { OAuthSource } from '../transports/create-backend-transport.js';
 import { TokenStore, tokenFile } from './token-store.js';
@@ -53,8 +53,7 @@ interface Entry {
   key: string;
   backend: OAuthBackendState;
   provider: ConnectionOAuthProvider;
-  flow?: AuthorizationFlow;
-  starting?: Promise<AuthorizationFlow>;
+  pending: PendingFlow;
 }
 
 export class BackendAuthManager extends EventEmitter<BackendAuthEvents> implements OAuthSource {
@@ -98,33 +97,26 @@ export class BackendAuthManager extends EventEmitter<BackendAuthEvents> implemen
       this.renewMachineToken(name, entry);
       return { authorization_url: null };
     }
-    if (entry.flow) return { authorization_url: entry.flow.authorizationUrl };
-    entry.starting ??= AuthorizationFlow.start(entry.backend, { timeoutMs: this.flowTimeoutMs })
-      .then((flow) => {
-        this.adopt(name, entry, flow);
-        return flow;
-      })
-      .finally(() => {
-        entry.starting = undefined;
-      });
-    const flow = await entry.starting;
-    return { authorization_url: flow.authorizationUrl };
+    const url = await entry.pending.start(entry.backend, this.flowTimeoutMs, (failure) =>
+      failure === undefined ? this.emit('reauthenticated', name) : this.emit('reauth_failed', name, failure),
+    );
+    return { authorization_url: url };
   }
 
   /** The authorization URL of the pending flow, if any. */
   pendingReauth(name: string): string | undefined {
-    return this.entries.get(name)?.flow?.authorizationUrl;
+    return this.entries.get(name)?.pending.url;
   }
 
   /** A backend left the config: drop what is held in memory (its token file stays). */
   forget(name: string): void {
-    this.entries.get(name)?.flow?.cancel('the backend was removed from the configuration');
+    this.entries.get(name)?.pending.cancel('the backend was removed from the configuration');
     this.entries.delete(name);
   }
 
   /** Shutdown: pending flows are abandoned. */
   close(): void {
-    for (const entry of this.entries.values()) entry.flow?.cancel('the gateway is shutting down');
+    for (const entry of this.entries.values()) entry.pending.cancel('the gateway is shutting down');
   }
 
   private entry(name: string, spec: HttpBackendSpec): Entry {
@@ -133,30 +125,12 @@ export class BackendAuthManager extends EventEmitter<BackendAuthEvents> implemen
     const key = JSON.stringify([spec.url, auth]);
     const existing = this.entries.get(name);
     if (existing?.key === key) return existing;
-    existing?.flow?.cancel('the backend configuration changed');
+    existing?.pending.cancel('the backend configuration changed');
     const store = new TokenStore(tokenFile(this.dir, name), spec.url, this.redactor);
     const backend = new OAuthBackendState(name, new URL(spec.url), auth, store, this.opts.log);
-    const entry: Entry = { key, backend, provider: new ConnectionOAuthProvider(backend) };
+    const entry: Entry = { key, backend, provider: new ConnectionOAuthProvider(backend), pending: new PendingFlow() };
     this.entries.set(name, entry);
     return entry;
-  }
-
-  private adopt(name: string, entry: Entry, flow: AuthorizationFlow): void {
-    entry.flow = flow;
-    // The flow is released before anyone hears of its end, so a new start begins a new flow.
-    const release = () => {
-      if (entry.flow === flow) entry.flow = undefined;
-    };
-    flow.done.then(
-      () => {
-        release();
-        this.emit('reauthenticated', name);
-      },
-      (err: unknown) => {
-        release();
-        this.emit('reauth_failed', name, err instanceof Error ? err.message : String(err));
-      },
-    );
   }
 
   private renewMachineToken(name: string, entry: Entry): void {

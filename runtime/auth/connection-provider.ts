@@ -20,7 +20,13 @@ import { auth, type OAuthClientInformationMixed, type OAuthDiscoveryState, type 
 import { AuthorizationRequiredError, TokenUnavailableError } from './errors.js';
 import { GatewayOAuthProvider, PLACEHOLDER_REDIRECT } from './provider-base.js';
 
-/** Renew a token this long before it expires (or at 90 % of a shorter lifetime). */
+/**
+ * Renew a token this long before it expires, or at half a shorter lifetime
+ * (as the token exchanger does): the expiry is counted from when the answer
+ * arrived, while a JWT's `exp` is whole seconds from when it was issued, so a
+ * margin of a tenth of a short lifetime could send a token its backend
+ * already finds expired.
+ */
 const RENEW_MARGIN_MS = 60_000;
 
 /** Marks the `auth()` calls this provider makes itself, whose `tokens()` must answer from the store. */
@@ -127,7 +133,7 @@ export class ConnectionOAuthProvider extends GatewayOAuthProvider {
     const expiresAt = this.backend.store.expiresAt;
     if (expiresAt === undefined) return false;
     const lifetimeMs = (tokens.expires_in ?? 0) * 1000;
-    return expiresAt - Date.now() < Math.min(RENEW_MARGIN_MS, lifetimeMs / 10);
+    return expiresAt - Date.now() < Math.min(RENEW_MARGIN_MS, lifetimeMs / 2);
   }
 
   /**

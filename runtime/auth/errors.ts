@@ -38,13 +38,15 @@ export class TokenUnavailableError extends GatewayError {
   }
 }
 
-/** `POST /reauth/{name}` for a backend whose config has no `auth.type: oauth`. */
+/** `POST /reauth/{name}` for a backend whose config has no `auth.type: oauth` (or, with a user, no `on_behalf_of.type: user_oauth`). */
 export class ReauthNotSupportedError extends GatewayError {
-  constructor(backend: string) {
+  constructor(backend: string, user?: string) {
     super(
       'bad_request',
-      `Backend '${backend}' does not use OAuth: no outgoing authentication configured (auth.type: oauth), so there is nothing to re-authenticate`,
-      { backend },
+      user === undefined
+        ? `Backend '${backend}' does not use OAuth: no outgoing authentication configured (auth.type: oauth), so there is nothing to re-authenticate`
+        : `Backend '${backend}' does not act for each user (auth.on_behalf_of.type: user_oauth), so user '${user}' has nothing to sign in to`,
+      { backend, ...(user === undefined ? {} : { user }) },
     );
   }
 }
@@ -105,12 +107,37 @@ export class CallerTokenRequiredError extends GatewayError {
   }
 }
 
-/** `auth.on_behalf_of.type: user_oauth`: per-user sign-in is not built yet, so such a backend's calls fail with this, not unauthenticated. */
-export class PerUserSignInUnavailableError extends GatewayError {
+/**
+ * A backend that acts for each user (`auth.on_behalf_of.type: user_oauth`)
+ * holds no usable token for this user: the user must sign in to the
+ * backend's authorization server, at `authorization_url` (a flow started for
+ * this user and waiting). It concerns this user's calls only; the backend
+ * stays in service for the others. The data carries the URL so that a
+ * client able to open it (URL-mode elicitation) can be handed it.
+ */
+export class UserAuthorizationRequiredError extends GatewayError {
+  readonly authorizationUrl: string;
+
+  constructor(backend: string, user: string, authorizationUrl: string) {
+    super(
+      'user_authorization_required',
+      `Backend '${backend}' acts for each user and user '${user}' has not signed in to it (or the sign-in was revoked): open ${authorizationUrl} , or run \`gateway-client reauth ${backend} --user ${user}\``,
+      { backend, user, reason: 'user_authorization_required', authorization_url: authorizationUrl },
+    );
+    this.authorizationUrl = authorizationUrl;
+  }
+}
+
+/** A backend that acts for each user was called by nobody in particular (anonymous, the management API): no user's token to send. */
+export class UserIdentityRequiredError extends GatewayError {
   constructor(backend: string) {
-    super('backend_unavailable', `Backend '${backend}': per-user sign-in (auth.on_behalf_of.type: user_oauth) is not available in this version`, {
-      backend,
-      reason: 'user_oauth_unavailable',
-    });
+    super(
+      'user_authorization_required',
+      `Backend '${backend}' acts for each user (user_oauth) and this caller has no user id (incoming_auth identifies users)`,
+      {
+        backend,
+        reason: 'no_user',
+      },
+    );
   }
 }

@@ -8,7 +8,7 @@
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
 import type { BackendAuth } from '../../schemas/config.js';
 import type { Logger } from '../observability/logging/logger.js';
-import type { TokenStore } from './token-store.js';
+import type { AuthorizationStore } from './token-store.js';
 
 export type OAuthSpec = Extract<BackendAuth, { type: 'oauth' }>;
 
@@ -30,8 +30,10 @@ export class OAuthBackendState {
     readonly name: string,
     readonly serverUrl: URL,
     readonly spec: OAuthSpec,
-    readonly store: TokenStore,
+    readonly store: AuthorizationStore,
     readonly log?: Logger,
+    /** The authorization server, when the config names it (`on_behalf_of.issuer`): then no discovery through the backend. */
+    readonly issuer?: string,
   ) {}
 
   get grant(): 'authorization_code' | 'client_credentials' {

@@ -54,7 +54,7 @@ export abstract class GatewayOAuthProvider implements OAuthClientProvider {
    */
   async discoverFirst(serverUrl: URL, resourceMetadataUrl?: URL): Promise<void> {
     if (this.discoveryState()) return;
-    this.saveDiscoveryState(await discoverAuthorizationServer(serverUrl, resourceMetadataUrl));
+    this.saveDiscoveryState(await discoverAuthorizationServer(serverUrl, resourceMetadataUrl, this.backend.issuer));
   }
 
   saveCodeVerifier(codeVerifier: string): void {
@@ -145,11 +145,14 @@ export abstract class GatewayOAuthProvider implements OAuthClientProvider {
  * discovery finds them (RFC 9728, then RFC 8414 / OpenID), with one
  * difference: the SDK requires the metadata's `issuer` to equal the URL it
  * was fetched for. That guards an authorization server named by the
+ * config (`issuer`) or by the
  * backend's Protected Resource Metadata. A backend without one (the
  * 2025-03-26 revision) names none: its origin is only a guess, and a server
  * there whose metadata names another issuer is taken at its word.
  */
-async function discoverAuthorizationServer(serverUrl: URL, resourceMetadataUrl: URL | undefined): Promise<OAuthDiscoveryState> {
+async function discoverAuthorizationServer(serverUrl: URL, resourceMetadataUrl: URL | undefined, issuer?: string): Promise<OAuthDiscoveryState> {
+  // A configured issuer is the authorization server: its metadata must name it (no guess to forgive).
+  if (issuer !== undefined) return { authorizationServerUrl: issuer, authorizationServerMetadata: await discoverAuthorizationServerMetadata(issuer) };
   const resourceMetadata = await discoverOAuthProtectedResourceMetadata(serverUrl, { resourceMetadataUrl }).catch((err: unknown) => {
     // Unreachable is an error; a backend without the document falls back to its origin.
     if (err instanceof TypeError) throw err;

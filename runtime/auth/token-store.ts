@@ -21,7 +21,7 @@ import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } fr
 import { BACKEND_NAME_PATTERN } from '../../schemas/config.js';
 import { MIN_SECRET_LENGTH, type Redactor } from '../observability/logging/redactor.js';
 
-const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 1;
 
 /** The file's content. Everything but `version` and `server_url` is optional. */
 export interface StoredAuthorization {
@@ -37,22 +37,26 @@ export interface StoredAuthorization {
   discovery?: OAuthDiscoveryState;
 }
 
-/** `<dir>/<backend>.json`; the name pattern keeps it inside `dir`. */
-export function tokenFile(dir: string, backend: string): string {
-  if (!new RegExp(BACKEND_NAME_PATTERN).test(backend)) throw new Error(`Invalid backend name for a token file: ${JSON.stringify(backend)}`);
-  return join(dir, `${backend}.json`);
+/**
+ * What the OAuth providers read and write (runtime/auth/provider-base.ts):
+ * a backend's file (TokenStore), or one user's slot of a backend that acts
+ * for each user (runtime/auth/user-token-slot.ts). Reads are synchronous:
+ * the SDK's `auth()` asks for them inside one flow.
+ */
+export interface AuthorizationStore {
+  readonly tokens: OAuthTokens | undefined;
+  readonly expiresAt: number | undefined;
+  readonly client: OAuthClientInformationMixed | undefined;
+  readonly discovery: OAuthDiscoveryState | undefined;
+  /** Replaces whatever the parts name; `undefined` removes that part. */
+  update(parts: Partial<Pick<StoredAuthorization, 'tokens' | 'client' | 'discovery'>>): void;
+  /** Forgets everything. */
+  clear(): void;
 }
 
-export class TokenStore {
-  private data: StoredAuthorization;
-
-  constructor(
-    readonly file: string,
-    private readonly serverUrl: string,
-    private readonly redactor: Redactor,
-  ) {
-    this.data = this.load();
-  }
+/** What both stores answer from the authorization they hold. */
+export abstract class HeldAuthorization {
+  protected abstract data: StoredAuthorization;
 
   get tokens(): OAuthTokens | undefined {
     return this.data.tokens;
@@ -69,16 +73,41 @@ export class TokenStore {
   get discovery(): OAuthDiscoveryState | undefined {
     return this.data.discovery;
   }
+}
+
+/** The stored form of `parts` applied to `data`: a token's expiry is noted from its `expires_in` now. */
+export function withParts(data: StoredAuthorization, parts: Partial<Pick<StoredAuthorization, 'tokens' | 'client' | 'discovery'>>): StoredAuthorization {
+  const next: StoredAuthorization = { ...data };
+  if ('tokens' in parts) {
+    next.tokens = parts.tokens;
+    next.expires_at = parts.tokens?.expires_in !== undefined ? Date.now() + parts.tokens.expires_in * 1000 : undefined;
+  }
+  if ('client' in parts) next.client = parts.client;
+  if ('discovery' in parts) next.discovery = parts.discovery;
+  return next;
+}
+
+/** `<dir>/<backend>.json`; the name pattern keeps it inside `dir`. */
+export function tokenFile(dir: string, backend: string): string {
+  if (!new RegExp(BACKEND_NAME_PATTERN).test(backend)) throw new Error(`Invalid backend name for a token file: ${JSON.stringify(backend)}`);
+  return join(dir, `${backend}.json`);
+}
+
+export class TokenStore extends HeldAuthorization implements AuthorizationStore {
+  protected data: StoredAuthorization;
+
+  constructor(
+    readonly file: string,
+    private readonly serverUrl: string,
+    private readonly redactor: Redactor,
+  ) {
+    super();
+    this.data = this.load();
+  }
 
   /** Replaces whatever the parts name; `undefined` removes that part. */
   update(parts: Partial<Pick<StoredAuthorization, 'tokens' | 'client' | 'discovery'>>): void {
-    const next: StoredAuthorization = { ...this.data };
-    if ('tokens' in parts) {
-      next.tokens = parts.tokens;
-      next.expires_at = parts.tokens?.expires_in !== undefined ? Date.now() + parts.tokens.expires_in * 1000 : undefined;
-    }
-    if ('client' in parts) next.client = parts.client;
-    if ('discovery' in parts) next.discovery = parts.discovery;
+    const next = withParts(this.data, parts);
     this.registerSecrets(next);
     const replaced = secretsOf(this.data).filter((s) => !secretsOf(next).includes(s));
     this.data = next;
@@ -138,7 +167,7 @@ export class TokenStore {
  * The values to keep out of logs. One shorter than the redactor's minimum
  * cannot be redacted without mangling ordinary text; no real token is that short.
  */
-function secretsOf(data: StoredAuthorization): string[] {
+export function secretsOf(data: StoredAuthorization): string[] {
   const client = data.client as { client_secret?: string } | undefined;
   return [data.tokens?.access_token, data.tokens?.refresh_token, client?.client_secret].filter(
     (s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH,
@@ -146,7 +175,7 @@ function secretsOf(data: StoredAuthorization): string[] {
 }
 
 /** The parts of a file that are well-formed; a malformed part is dropped rather than handed to the SDK. */
-function validStored(value: unknown): StoredAuthorization | undefined {
+export function validStored(value: unknown): StoredAuthorization | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
   if (v.version !== FORMAT_VERSION || typeof v.server_url !== 'string') return undefined;

@@ -12,8 +12,7 @@ import { EventEmitter } from 'node:events';
 import type { Notification } from '@modelcontextprotocol/client';
 import type { Logger } from '../observability/logging/logger.js';
 import type { BackendSpec } from '../../schemas/config.js';
-import { callerCredentials } from './caller-credentials.js';
-import { TokenExchanger } from '../auth/token-exchange.js';
+import { callerCredentials, type CallerTokenSources } from './caller-credentials.js';
 import { BackendConnection, type BackendBridge } from './backend-connection.js';
 import type { JsonObject, TargetRequestOptions } from '../routing/caller.js';
 import { AS_PROCESS, createBackendTransport, type OAuthSource, type Placement } from '../transports/create-backend-transport.js';
@@ -90,9 +89,9 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
     private readonly bridge: BackendBridge,
     private readonly log: Logger,
     /** The outgoing OAuth of backends with `auth.type: oauth`. */
-    private readonly auth?: OAuthSource,
-    /** Tokens obtained for each caller of a backend with `auth.on_behalf_of` (RFC 8693). */
-    private readonly exchanger: TokenExchanger = new TokenExchanger(),
+    private readonly auth: OAuthSource | undefined,
+    /** Tokens obtained for each caller of a backend with `auth.on_behalf_of` (exchanged, or granted by the user's sign-in). */
+    private readonly callerTokens: CallerTokenSources,
   ) {
     super();
   }
@@ -122,7 +121,7 @@ export class ServingBackends extends EventEmitter<ServingBackendsEvents> {
             hooks.onstderr?.(line);
           },
         }),
-      callerCredentials(name, spec, this.exchanger),
+      callerCredentials(name, spec, this.callerTokens),
     );
   }
 

@@ -15,6 +15,7 @@ import { RedisPinStore } from './redis-pin-store.js';
 import { RedisRateCounterStore } from './redis-rate-counter-store.js';
 import { defineScripts } from './redis-scripts.js';
 import { RedisSessionStore } from './redis-session-store.js';
+import { RedisUserTokenVault } from './redis-user-token-vault.js';
 
 export interface RedisClusterSettings {
   url: string;
@@ -74,6 +75,11 @@ export class RedisCluster {
     const value = await this.connection.commands.get(key);
     if (!value) throw new Error('the shared requestState key vanished from Redis');
     return Buffer.from(value, 'base64');
+  }
+
+  /** The per-user OAuth tokens, sealed with `key` (runtime/auth/user-token-vault.ts). */
+  userTokens(key: () => Buffer): RedisUserTokenVault {
+    return new RedisUserTokenVault(this.connection.commands, this.keys, key, this.log);
   }
 
   /** Tells every replica. */

@@ -50,6 +50,11 @@ export class RedisKeys {
     return `${this.prefix}:rounds:${tag}`;
   }
 
+  /** The sealed OAuth tokens each user granted one backend (`on_behalf_of.type: user_oauth`): a hash, one field per user id. */
+  userTokens(backend: string): string {
+    return `${this.prefix}:user-tokens:${backend}`;
+  }
+
   /** What every replica hears: ended sessions, cancellations, changed session fields. */
   get bus(): string {
     return `${this.prefix}:bus`;

@@ -45,16 +45,31 @@ function toKey(key: Buffer | string): Buffer {
 
 /** Returns the file's content (JSON text with a trailing newline). A fresh random IV is used every time. */
 export function encryptSecretsFile(values: Record<string, string>, key: Buffer | string): string {
+  return `${JSON.stringify(sealJson(values, key), null, 2)}\n`;
+}
+
+/**
+ * Any JSON value sealed with AES-256-GCM under a fresh random IV: the
+ * envelope of the secrets file, also what keeps the per-user OAuth tokens
+ * encrypted at rest (runtime/auth/user-token-vault.ts).
+ */
+export function sealJson(value: unknown, key: Buffer | string): EncryptedSecretsFile {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv(ALGORITHM, toKey(key), iv, { authTagLength: TAG_BYTES });
-  const data = Buffer.concat([cipher.update(JSON.stringify(values), 'utf8'), cipher.final()]);
-  const file: EncryptedSecretsFile = {
-    version: SECRETS_FILE_VERSION,
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
-  return `${JSON.stringify(file, null, 2)}\n`;
+  const data = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  return { version: SECRETS_FILE_VERSION, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+}
+
+/** Inverse of sealJson for an envelope's JSON text; throws a plain Error saying what is wrong (wrong key, modified, malformed). */
+export function openJson(content: string, key: Buffer | string): unknown {
+  const file = parseEnvelope(content);
+  const decipher = createDecipheriv(ALGORITHM, toKey(key), Buffer.from(file.iv, 'base64'), { authTagLength: TAG_BYTES });
+  decipher.setAuthTag(Buffer.from(file.tag, 'base64'));
+  try {
+    return JSON.parse(Buffer.concat([decipher.update(Buffer.from(file.data, 'base64')), decipher.final()]).toString('utf8'));
+  } catch (err) {
+    throw new Error('cannot decrypt: wrong key or the file was modified', { cause: err });
+  }
 }
 
 /**
@@ -62,16 +77,7 @@ export function encryptSecretsFile(values: Record<string, string>, key: Buffer |
  * the caller knows the file name and wraps it.
  */
 export function decryptSecretsFile(content: string, key: Buffer | string): Record<string, string> {
-  const file = parseEnvelope(content);
-  const decipher = createDecipheriv(ALGORITHM, toKey(key), Buffer.from(file.iv, 'base64'), { authTagLength: TAG_BYTES });
-  decipher.setAuthTag(Buffer.from(file.tag, 'base64'));
-  let plain: string;
-  try {
-    plain = Buffer.concat([decipher.update(Buffer.from(file.data, 'base64')), decipher.final()]).toString('utf8');
-  } catch (err) {
-    throw new Error('cannot decrypt: wrong key or the file was modified', { cause: err });
-  }
-  return parseValues(plain);
+  return parseValues(openJson(content, key));
 }
 
 function parseEnvelope(content: string): EncryptedSecretsFile {
@@ -92,8 +98,7 @@ function parseEnvelope(content: string): EncryptedSecretsFile {
   return file as unknown as EncryptedSecretsFile;
 }
 
-function parseValues(plain: string): Record<string, string> {
-  const values: unknown = JSON.parse(plain);
+function parseValues(values: unknown): Record<string, string> {
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
     throw new Error('decrypted content must be a JSON object of name → string');
   }

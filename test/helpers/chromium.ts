@@ -70,13 +70,14 @@ export interface CallbackPage {
  * Plays the user on oidc-provider's development interaction pages: log in
  * (any name and password are accepted) unless a session exists, then
  * consent unless already given, until the browser reaches `callbackPrefix`.
- * With `deny`, the user cancels instead (the server answers access_denied).
+ * With `deny`, the user cancels instead (the server answers access_denied);
+ * `login` is the name logged in with (default `alice`).
  */
 export async function authorizeInBrowser(
   browser: HeadlessBrowser,
   authorizationUrl: string,
   callbackPrefix: string,
-  opts: { deny?: boolean } = {},
+  opts: { deny?: boolean; login?: string } = {},
 ): Promise<CallbackPage> {
   const page = await browser.page();
   try {
@@ -89,7 +90,7 @@ export async function authorizeInBrowser(
         // Login and consent pages both offer "[ Cancel ]".
         await page.getByRole('link', { name: /cancel/i }).click();
       } else if (await login.count()) {
-        await login.fill('alice');
+        await login.fill(opts.login ?? 'alice');
         await page.locator('input[name="password"]').fill('any-password');
         await page.locator('button[type="submit"]').click();
       } else {

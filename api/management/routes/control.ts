@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import {
   NameParamsSchema,
+  ReauthQuerySchema,
   ReauthSchema,
   ReconnectSchema,
   ReloadBodySchema,
@@ -57,8 +58,11 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
     '/reauth/:name',
     {
       schema: {
-        ...doc(tag, 'Start the OAuth re-authentication of a backend', { role: 'operator' }),
+        ...doc(tag, "Start the OAuth re-authentication of a backend, or with `user` that user's sign-in to a backend that acts for each user", {
+          role: 'operator',
+        }),
         params: NameParamsSchema,
+        querystring: ReauthQuerySchema,
         response: {
           200: ReauthSchema,
           ...errors({ 400: BAD_REQUEST, 404: 'Unknown backend (`backend_not_found`).', 503: 'Service not running (`service_unavailable`).' }),
@@ -69,9 +73,13 @@ export function controlRoutes(app: FastifyInstance, ctx: ManagementContext): voi
       const { name } = req.params;
       controller.requireBackend(name);
       if (controller.state !== 'running') throw new GatewayError('service_unavailable', `The gateway is ${controller.state}`, { state: controller.state });
+      const spec = controller.config.backends[name]!;
+      const { user } = req.query;
       // Answers at once with the URL; the backend reconnects by itself once the flow completes (event `reauthenticated`).
+      // A user's sign-in reconnects nothing: that user's next call carries the new token.
       try {
-        const { authorization_url } = await ctx.auth.startReauth(name, controller.config.backends[name]!);
+        const { authorization_url } =
+          user === undefined ? await ctx.auth.startReauth(name, spec) : { authorization_url: await ctx.signIns.startSignIn(name, spec, user) };
         return { name, reauth_initiated: true, error: null, authorization_url };
       } catch (err) {
         return { name, reauth_initiated: false, error: (err as Error).message, authorization_url: null };

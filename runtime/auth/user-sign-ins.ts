@@ -1,0 +1,159 @@
+/**
+ * Per-user consent (`auth.on_behalf_of.type: user_oauth`): each user signs
+ * in to the backend's own authorization server once, and that user's calls
+ * carry that user's token. It is the gateway-wide outgoing OAuth
+ * (BackendAuthManager) keyed by backend and user instead of by backend:
+ * the same OAuthBackendState, connection provider (refresh before expiry),
+ * AuthorizationFlow (PKCE, loopback callback) and PendingFlow, over a
+ * per-user store (UserTokenSlot) sealed in the vault (files, or Redis with
+ * shared sessions).
+ *
+ * - `authorizationFor(backend, spec, user)`: the `Authorization` of this
+ *   user's call; without a usable token, a sign-in flow is started (or
+ *   joined) and the call fails with UserAuthorizationRequiredError naming
+ *   its URL. Other users are not concerned.
+ * - `startSignIn(backend, spec, user)`: the same flow on request
+ *   (`POST /reauth/{name}?user=`), resolving with its URL.
+ * - `revoke(backend, user)`: forgets the user's tokens; the next call asks again.
+ */
+import { EventEmitter } from 'node:events';
+import { LRUCache } from 'lru-cache';
+import type { BackendSpec, HttpBackendSpec, UserOAuthSpec } from '../../schemas/config.js';
+import type { Logger } from '../observability/logging/logger.js';
+import type { Redactor } from '../observability/logging/redactor.js';
+import { DEFAULT_FLOW_TIMEOUT_MS } from './backend-auth-manager.js';
+import { ConnectionOAuthProvider } from './connection-provider.js';
+import { ReauthNotSupportedError, TokenUnavailableError, UserAuthorizationRequiredError } from './errors.js';
+import { OAuthBackendState, type OAuthSpec } from './oauth-backend-state.js';
+import { PendingFlow } from './pending-flow.js';
+import { UserTokenSlot } from './user-token-slot.js';
+import type { UserTokenVault } from './user-token-vault.js';
+
+/** Users held in memory at once; one evicted is read from the vault again at its next call. */
+const MAX_USERS = 10_000;
+
+export interface UserSignInsOptions {
+  vault: UserTokenVault;
+  redactor: Redactor;
+  log?: Logger;
+  flowTimeoutMs?: number;
+}
+
+export interface UserSignInEvents {
+  /** A user's call needed a sign-in and a flow was started for it (once per flow, not per call). */
+  sign_in_required: [backend: string, user: string, authorizationUrl: string];
+  /** The user's flow stored tokens. */
+  signed_in: [backend: string, user: string];
+  /** The user's flow ended without tokens; `reason` is one sentence. */
+  sign_in_failed: [backend: string, user: string, reason: string];
+}
+
+interface Entry {
+  slot: UserTokenSlot;
+  backend: OAuthBackendState;
+  provider: ConnectionOAuthProvider;
+  pending: PendingFlow;
+}
+
+export class UserSignIns extends EventEmitter<UserSignInEvents> {
+  /** An evicted user's pending flow lives on: its tokens land in the vault through its own slot. */
+  private readonly entries = new LRUCache<string, Entry>({ max: MAX_USERS });
+  private readonly flowTimeoutMs: number;
+
+  constructor(private readonly opts: UserSignInsOptions) {
+    super();
+    this.flowTimeoutMs = opts.flowTimeoutMs ?? DEFAULT_FLOW_TIMEOUT_MS;
+  }
+
+  /** `Bearer <the user's access token>`, refreshed when due; rejects with UserAuthorizationRequiredError when the user must sign in. */
+  async authorizationFor(name: string, spec: HttpBackendSpec, obo: UserOAuthSpec, user: string): Promise<string> {
+    const entry = this.entry(name, spec, obo, user);
+    await entry.slot.sync();
+    const tokens = await entry.provider.tokens();
+    if (tokens?.access_token !== undefined) {
+      const expiresAt = entry.slot.expiresAt;
+      // Refreshing failed for a passing reason (the SDK drops tokens the server refused): worth a retry, not a new sign-in.
+      if (expiresAt !== undefined && expiresAt <= Date.now()) throw new TokenUnavailableError(name, 'the access token expired and refreshing it failed');
+      return `Bearer ${tokens.access_token}`;
+    }
+    const fresh = entry.pending.url === undefined;
+    const url = await this.begin(name, entry, user);
+    if (fresh) this.emit('sign_in_required', name, user, url);
+    throw new UserAuthorizationRequiredError(name, user, url);
+  }
+
+  /**
+   * Starts this user's sign-in (or joins the pending one); resolves with the
+   * authorization URL. Rejects with ReauthNotSupportedError when the backend
+   * does not act for each user.
+   */
+  startSignIn(name: string, spec: BackendSpec, user: string): Promise<string> {
+    const obo = userOAuthOf(spec);
+    if (spec.type === 'stdio' || obo === undefined) return Promise.reject(new ReauthNotSupportedError(name, user));
+    return this.begin(name, this.entry(name, spec, obo, user), user);
+  }
+
+  /**
+   * Forgets the user's tokens for this backend (a pending flow is
+   * abandoned); false when there were none. Rejects with
+   * ReauthNotSupportedError when the backend does not act for each user.
+   */
+  async revoke(name: string, spec: BackendSpec, user: string): Promise<boolean> {
+    if (userOAuthOf(spec) === undefined) throw new ReauthNotSupportedError(name, user);
+    for (const [key, entry] of this.entries.entries()) {
+      if (entry.slot.backend !== name || entry.slot.user !== user) continue;
+      entry.pending.cancel('the sign-in was revoked');
+      await entry.slot.flushed().catch(() => undefined);
+      this.entries.delete(key);
+    }
+    return this.opts.vault.delete(name, user);
+  }
+
+  /** Shutdown: pending flows are abandoned. */
+  close(): void {
+    for (const entry of this.entries.values()) entry.pending.cancel('the gateway is shutting down');
+  }
+
+  private async begin(name: string, entry: Entry, user: string): Promise<string> {
+    try {
+      return await entry.pending.start(entry.backend, this.flowTimeoutMs, (failure) => void this.ended(name, user, entry, failure));
+    } catch (err) {
+      throw new TokenUnavailableError(name, `the sign-in of user '${user}' could not start: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private async ended(name: string, user: string, entry: Entry, failure: string | undefined): Promise<void> {
+    if (failure !== undefined) return void this.emit('sign_in_failed', name, user, failure);
+    try {
+      // Stored before anyone hears of it: the user's next call, on any replica, finds the token.
+      await entry.slot.flushed();
+    } catch (err) {
+      return void this.emit('sign_in_failed', name, user, `the tokens could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    this.emit('signed_in', name, user);
+  }
+
+  /** One entry per backend config and user: another config (a reload) starts afresh, with the same vault. */
+  private entry(name: string, spec: HttpBackendSpec, obo: UserOAuthSpec, user: string): Entry {
+    const key = JSON.stringify([name, spec.url, obo, user]);
+    const existing = this.entries.get(key);
+    if (existing) return existing;
+    const slot = new UserTokenSlot(this.opts.vault, name, user, spec.url, this.opts.redactor);
+    const oauth: OAuthSpec = {
+      type: 'oauth',
+      ...(obo.client_id !== undefined ? { client_id: obo.client_id } : {}),
+      ...(obo.client_secret !== undefined ? { client_secret: obo.client_secret } : {}),
+      ...(obo.scopes !== undefined ? { scopes: obo.scopes } : {}),
+    };
+    const backend = new OAuthBackendState(name, new URL(spec.url), oauth, slot, this.opts.log, obo.issuer);
+    const entry: Entry = { slot, backend, provider: new ConnectionOAuthProvider(backend), pending: new PendingFlow() };
+    this.entries.set(key, entry);
+    return entry;
+  }
+}
+
+/** The `on_behalf_of` of a backend whose users each sign in, if it is one. */
+function userOAuthOf(spec: BackendSpec): UserOAuthSpec | undefined {
+  if (spec.type === 'stdio' || spec.auth === undefined || !('on_behalf_of' in spec.auth)) return undefined;
+  return spec.auth.on_behalf_of.type === 'user_oauth' ? spec.auth.on_behalf_of : undefined;
+}
