@@ -19,6 +19,7 @@ export function buildInputRounds(runtime: Runtime, controller: GatewayController
   const settings = () => controller.config.server.input_rounds;
   const limits = () => roundLimitsOf(settings());
   runtime.router.setRoundLimits(limits);
+  runtime.router.setSignIns(runtime.signIns);
   const seals = new SealSource(settings);
   const cluster = runtime.shared?.cluster;
   if (cluster && settings().state_key === undefined) seals.shareThrough(() => cluster.sharedRequestStateKey(), log);

@@ -65,6 +65,35 @@ export class UserSignIns extends EventEmitter<UserSignInEvents> {
     this.flowTimeoutMs = opts.flowTimeoutMs ?? DEFAULT_FLOW_TIMEOUT_MS;
   }
 
+  /** Resolves once this user's sign-in to the backend stored tokens; rejects when it fails or `signal` aborts. */
+  whenSignedIn(backend: string, user: string, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const stop = () => {
+        this.off('signed_in', onSignedIn);
+        this.off('sign_in_failed', onFailed);
+        signal.removeEventListener('abort', onAbort);
+      };
+      const onSignedIn = (b: string, u: string) => {
+        if (b !== backend || u !== user) return;
+        stop();
+        resolve();
+      };
+      const onFailed = (b: string, u: string, reason: string) => {
+        if (b !== backend || u !== user) return;
+        stop();
+        reject(new Error(`the sign-in to ${backend} failed: ${reason}`));
+      };
+      const onAbort = () => {
+        stop();
+        reject(new Error(`no sign-in to ${backend} completed in time`));
+      };
+      if (signal.aborted) return onAbort();
+      this.on('signed_in', onSignedIn);
+      this.on('sign_in_failed', onFailed);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
   /** `Bearer <the user's access token>`, refreshed when due; rejects with UserAuthorizationRequiredError when the user must sign in. */
   async authorizationFor(name: string, spec: HttpBackendSpec, obo: UserOAuthSpec, user: string): Promise<string> {
     const entry = this.entry(name, spec, obo, user);

@@ -28,6 +28,8 @@ import { WaitingCall, type GivenAnswer } from './waiting-call.js';
 import type { InputRoundsRecord } from './input-rounds-record.js';
 import type { PeerOutcome, PeerResume, RoundPeers } from './round-peers.js';
 import { RpcRefusal } from '../../schemas/errors.js';
+import type { UserAuthorizationRequiredError } from '../auth/errors.js';
+import { signInNeeded, signInRequest } from './sign-in-rounds.js';
 
 export interface StatelessRoundsDeps {
   /** The seal of the running config (./seal-source.ts). */
@@ -64,7 +66,9 @@ export type RunCall = (caller: CallerContext, forward: ForwardOptions, params: J
 
 /** A state handed to the client: a call waiting here (`w`), or a 2026-07-28 backend's own round passed on (`p`). */
 type SealedState =
-  { k: 'w'; id: string; t: string; b: CallBinding; h: GivenAnswer[]; q: Record<string, string> } | { k: 'p'; s?: string; b: CallBinding; backend?: string };
+  | { k: 'w'; id: string; t: string; b: CallBinding; h: GivenAnswer[]; q: Record<string, string> }
+  | { k: 'p'; s?: string; b: CallBinding; backend?: string }
+  | { k: 's'; b: CallBinding };
 
 interface Held {
   call: WaitingCall;
@@ -104,6 +108,8 @@ export class StatelessRounds {
     if (req.requestState === undefined) return this.start(req, run, [], 0);
     const state = this.open(req);
     if (state.k === 'p') return this.passOn(req, run, state);
+    // The user was sent a sign-in URL: the call is made again (asked again while the sign-in is not done).
+    if (state.k === 's') return this.start(req, run, [], state.b.r);
     const held = this.held.get(state.id);
     if (held && !held.attached && held.call.round === state.b.r) return this.resume(req, held);
     if (held) throw this.refuse(req, held.attached ? 'round already being answered' : 'stale round');
@@ -161,7 +167,11 @@ export class StatelessRounds {
     if (turn.kind !== 'input') {
       this.held.delete(call.id);
       if (call.round > 0) this.ended.set(call.id, Date.now() + this.limits().inputTimeoutMs);
-      if (turn.kind === 'error') throw turn.error;
+      if (turn.kind === 'error') {
+        const signIn = signInNeeded(turn.error, req.capabilities);
+        if (signIn) return this.askToSignIn(req, signIn, call.round + 1, held.record);
+        throw turn.error;
+      }
       return this.passedOn(req, turn.result, call.round + 1);
     }
     const inputRequests: InputRequests = Object.fromEntries(turn.questions.map((q) => [q.key, q.request]));
@@ -191,6 +201,19 @@ export class StatelessRounds {
       q: Object.fromEntries(turn.questions.map((q) => [q.key, q.digest])),
     };
     return { resultType: 'input_required', inputRequests, requestState: this.seal().seal(state, inputTimeoutMs) };
+  }
+
+  /** A user who must sign in first: the client is sent the sign-in URL, and its repeat makes the call again. */
+  private askToSignIn(req: RoundRequest, err: UserAuthorizationRequiredError, round: number, record: InputRoundsRecord): JsonObject {
+    checkRound(this.limits(), round, {});
+    record.rounds = round;
+    record.asked.push('elicitation/create');
+    const state: SealedState = { k: 's', b: bindingOf(req.caller, req.method, req.params, round) };
+    return {
+      resultType: 'input_required',
+      inputRequests: { sign_in: signInRequest(err) },
+      requestState: this.seal().seal(state, this.limits().inputTimeoutMs),
+    };
   }
 
   /** A 2026-07-28 backend's round, repeated: its own state and the client's answers go back to it. */

@@ -31,6 +31,7 @@ import { traceCarrierOf, type TraceCarrier } from '../observability/telemetry/tr
 import { afterFirstConnects, FIRST_CONNECT_RETRY_S, NO_FIRST_CONNECTS, type FirstConnects } from './first-connects.js';
 import { isInputRequired } from '../rounds/input-requests.js';
 import { answerForSession } from '../rounds/session-rounds.js';
+import { signInForSession, type SignInWaiter } from '../rounds/sign-in-rounds.js';
 import type { RoundLimits } from '../rounds/round-limits.js';
 
 /** `server.input_rounds` defaults, until the running config's are set. */
@@ -67,6 +68,7 @@ export class Router {
   /** None configured: no chain, not even a check per plugin. */
   private plugins: PluginChain | undefined;
   private roundLimits: () => RoundLimits = () => DEFAULT_ROUND_LIMITS;
+  private signIns?: SignInWaiter;
 
   constructor(
     private readonly serving: RouteSource,
@@ -86,6 +88,11 @@ export class Router {
   /** The bounds of calls that ask their client for input (`server.input_rounds` of the running config). */
   setRoundLimits(limits: () => RoundLimits): void {
     this.roundLimits = limits;
+  }
+
+  /** Where a session caller's per-user sign-in is waited for (backends with `on_behalf_of.type: user_oauth`). */
+  setSignIns(signIns: SignInWaiter): void {
+    this.signIns = signIns;
   }
 
   /** The plugin chain of the running config (runtime/plugins), or none. */
@@ -256,7 +263,11 @@ export class Router {
     const sent = stripProgressToken(params);
     const options = { signal: opts.signal, timeoutMs: target.requestTimeoutMs, onprogress: opts.onprogress, caller };
     try {
-      const result = await target.request(method, sent, options);
+      const result = await target.request(method, sent, options).catch((err: unknown) => {
+        // A user who must sign in first is sent the URL when the client can show one, and the call is made again.
+        if (!this.signIns) throw err;
+        return signInForSession(err, caller, () => target.request(method, sent, options), this.roundLimits(), this.signIns, opts.signal);
+      });
       if (!isInputRequired(result)) return result;
       // A 2026-07-28 backend needs the client's input: a client that is sent requests is asked here, round after round.
       const repeat = (round: JsonObject) => target.request(method, { ...sent, ...round }, options);

@@ -31,6 +31,8 @@ import { authorizeInBrowser, launchChromium, type HeadlessBrowser } from '../../
 import { CLIENT_BIN, runBin } from '../../../helpers/cli-run.js';
 import { repoRoot } from '../../../fixtures/spawn.js';
 import { serveStateless } from '../../../fixtures/stateless-mcp.js';
+import { modernToolCall } from '../../../helpers/modern-call.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const GATEWAY_AUD = 'http://gateway.test/mcp';
 const MGMT = 'per-user-consent-management-token-0123456789';
@@ -297,6 +299,64 @@ describe('a backend acting for each user through per-user sign-in (user_oauth)',
     const second = await runBin(CLIENT_BIN, ['-s', h.url, '-o', 'table', 'revoke', 'records', '--user', 'dave'], { env });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain('holds no token');
+  });
+
+  /** A user signing in in a browser of their own (the shared one holds alice's session at the authorization server). */
+  async function signInAs(user: string, url: string): Promise<void> {
+    const own = await launchChromium();
+    try {
+      await authorizeInBrowser(own, url, callbackOf(url), { login: user });
+    } finally {
+      await own.close();
+    }
+  }
+
+  it('a 2026-07-28 client that can show a URL is sent the sign-in as input_required; after signing in, its repeat completes the call', async () => {
+    const token = await idp.userToken('gina');
+    const params = { name: 'records_whoami', arguments: {} };
+    const capabilities = { elicitation: { form: {}, url: {} } };
+    const first = await modernToolCall(h.url, params, { token, capabilities });
+    expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { sign_in: { method: 'elicitation/create', params: { mode: 'url' } } } });
+    const url = first.result!.inputRequests.sign_in.params.url as string;
+    expect(url.startsWith(`${as.issuer}/auth?`)).toBe(true);
+    // Repeated before signing in: asked again.
+    const early = await modernToolCall(
+      h.url,
+      { ...params, inputResponses: { sign_in: { action: 'accept' } }, requestState: first.result!.requestState },
+      { token, capabilities },
+    );
+    expect(early.result?.resultType).toBe('input_required');
+    const done = signedIn('gina');
+    await signInAs('gina', url);
+    await done;
+    const repeat = await modernToolCall(
+      h.url,
+      { ...params, inputResponses: { sign_in: { action: 'accept' } }, requestState: early.result!.requestState },
+      { token, capabilities },
+    );
+    expect(JSON.parse(text(repeat.result))).toEqual({ sub: 'gina', aud: backend.url });
+    // A client that cannot show a URL gets the error naming it.
+    const formOnly = await modernToolCall(h.url, params, { token: await idp.userToken('ivan'), capabilities: { elicitation: {} } });
+    expect(formOnly.error?.data).toMatchObject({ reason: 'user_authorization_required', user: 'ivan' });
+  });
+
+  it('a 2025-11-25 client that can show a URL is asked on its session; the call completes once the user has signed in', async () => {
+    const token = await idp.userToken('hank');
+    const client = new Client({ name: 'per-user-url', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    const browsing: Array<Promise<void>> = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as { mode?: string; url?: string };
+      expect(params.mode).toBe('url');
+      // The user opens the page; the client answers at once, as URL mode does.
+      browsing.push(signInAs('hank', params.url!));
+      return { action: 'accept' };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    clients.push(client);
+    const answer = await client.callTool({ name: 'records_whoami' }, undefined, { timeout: 60_000 });
+    expect(JSON.parse(text(answer))).toEqual({ sub: 'hank', aud: backend.url });
+    expect(browsing).toHaveLength(1);
+    await Promise.all(browsing);
   });
 });
 
