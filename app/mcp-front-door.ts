@@ -32,9 +32,9 @@ export interface McpFrontDoor {
 export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayController, log: Logger): Promise<McpFrontDoor> {
   const methods = sharedMethods({ router: runtime.router, view: runtime.view, optimizer: runtime.optimizer, firstConnects: runtime.firstConnects });
   const listens = new ListenStreams({ fanout: runtime.fanout, subscriptions: runtime.subscriptions, router: runtime.router, view: runtime.view });
-  const clients = new RecentClients(runtime.replicaId);
   const stateless = new ExchangeTransport();
   const rounds = buildInputRounds(runtime, controller, log.child({ component: 'input-rounds' }));
+  const clients = new RecentClients(runtime.replicaId, () => rounds.waitingCallers());
   await createStatelessServer(
     {
       methods,

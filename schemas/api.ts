@@ -190,6 +190,7 @@ export const ClientRecordSchema = Type.Object({
   first_seen: Type.String({ description: 'ISO 8601' }),
   last_seen: Type.String({ description: 'ISO 8601' }),
   requests: Int({ description: 'Requests it made to this replica since first seen.' }),
+  waiting_input: Int({ description: 'Its calls waiting for its input (an answered `input_required` not yet repeated) on this replica now.' }),
 });
 export const ClientsSchema = Type.Object({
   clients: Type.Array(ClientRecordSchema, {

@@ -142,8 +142,12 @@ function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: Server
     // Tied to this request, so on streamable HTTP it travels on the same response stream.
     sendRequest:
       ctx &&
-      ((req, signal, onprogress) =>
-        ctx.mcpReq.send(req as { method: string; params?: JsonObject }, PASSTHROUGH_RESULT, { signal, ...(onprogress ? { onprogress } : {}) })),
+      ((req, signal, onprogress, timeoutMs) =>
+        ctx.mcpReq.send(req as { method: string; params?: JsonObject }, PASSTHROUGH_RESULT, {
+          signal,
+          ...(onprogress ? { onprogress } : {}),
+          ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
+        })),
   };
   return withIncomingCredential(caller, session.identity);
 }

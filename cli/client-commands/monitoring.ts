@@ -124,8 +124,17 @@ export class ClientsListCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     io.print(await io.client.clients(), (c) =>
       renderTable(
-        ['CLIENT', 'VERSION', 'REVISION', 'USER', 'REQUESTS', 'LAST SEEN', 'REPLICA'],
-        c.clients.map((r) => [r.name, r.version ?? '-', r.protocol_version, r.user_id ?? '-', String(r.requests), r.last_seen, r.replica]),
+        ['CLIENT', 'VERSION', 'REVISION', 'USER', 'REQUESTS', 'WAITING', 'LAST SEEN', 'REPLICA'],
+        c.clients.map((r) => [
+          r.name,
+          r.version ?? '-',
+          r.protocol_version,
+          r.user_id ?? '-',
+          String(r.requests),
+          String(r.waiting_input),
+          r.last_seen,
+          r.replica,
+        ]),
       ),
     );
     return EXIT.ok;

@@ -47,7 +47,7 @@ export async function answerForSession(
     for (const [, r] of requests) record.asked.push(r.method);
     // A human may be answering: each request waits up to the input timeout, and no longer than the call itself.
     const waiting = AbortSignal.any([AbortSignal.timeout(limits.inputTimeoutMs), ...(signal ? [signal] : [])]);
-    const answers = await Promise.all(requests.map(async ([key, request]) => [key, await ask(request, waiting)] as const));
+    const answers = await Promise.all(requests.map(async ([key, request]) => [key, await ask(request, waiting, undefined, limits.inputTimeoutMs)] as const));
     result = await repeat({ inputResponses: Object.fromEntries(answers), ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) });
   }
   return result;

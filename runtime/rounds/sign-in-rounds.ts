@@ -53,7 +53,7 @@ export async function signInForSession(
   const signedIn = waiter.whenSignedIn(String(needed.details.backend), caller.userId, waiting);
   // Settled either way below; never left to reject unheard.
   signedIn.catch(() => undefined);
-  const answer = await caller.sendRequest(signInRequest(needed), waiting);
+  const answer = await caller.sendRequest(signInRequest(needed), waiting, undefined, limits.inputTimeoutMs);
   if (answer.action !== 'accept') throw err;
   const record = (caller.inputRounds ??= { rounds: 0, asked: [] });
   record.rounds++;

@@ -78,6 +78,8 @@ interface Held {
   attached: boolean;
   /** The backend the call went to, once routed. */
   backend?: string;
+  /** Who made the call. */
+  caller: CallerContext;
 }
 
 const REFUSED = 'Invalid or expired requestState';
@@ -99,9 +101,9 @@ export class StatelessRounds {
     this.peers = deps.peers;
   }
 
-  /** Calls waiting for their client's input on this replica now. */
-  get waiting(): number {
-    return this.held.size;
+  /** Who made each call waiting for its client's input on this replica now (GET /clients counts them per client). */
+  waitingCallers(): CallerContext[] {
+    return [...this.held.values()].map((h) => h.caller);
   }
 
   async serve(req: RoundRequest, run: RunCall): Promise<JsonObject> {
@@ -137,7 +139,7 @@ export class StatelessRounds {
     caller.answersInputRequired = true;
     caller.inputRounds = record;
     caller.sendRequest = (request) => call.ask(request);
-    const held: Held = { call, record, attached: false };
+    const held: Held = { call, record, attached: false, caller };
     call.start((signal, onprogress) => run(caller, { signal, onprogress, onBackend: (b) => (held.backend = b) }, req.params));
     return this.settle(req, held);
   }

@@ -42,8 +42,10 @@ export interface CallerContext {
    * call (sampling, elicitation, roots). Absent when the caller cannot answer
    * (the management API). With `onprogress`, the client is asked for progress
    * (a progress token of its own) and each notification is handed over.
+   * `timeoutMs`: how long a person may take to answer (the input timeout);
+   * absent, the SDK's default request timeout.
    */
-  sendRequest?: (request: PeerMessage, signal: AbortSignal, onprogress?: ProgressHandler) => Promise<JsonObject>;
+  sendRequest?: (request: PeerMessage, signal: AbortSignal, onprogress?: ProgressHandler, timeoutMs?: number) => Promise<JsonObject>;
   /** What the client declared it can answer (initialize's capabilities, or the request's `_meta` envelope's). */
   clientCapabilities?: Readonly<Record<string, unknown>>;
   /**

@@ -16,6 +16,7 @@ export interface ClientRecord {
   first_seen: string;
   last_seen: string;
   requests: number;
+  waiting_input: number;
 }
 
 interface Seen {
@@ -33,12 +34,16 @@ const MAX_CLIENTS = 1000;
 export class RecentClients {
   private readonly seen = new LRUCache<string, Seen>({ max: MAX_CLIENTS });
 
-  constructor(private readonly replica: string) {}
+  constructor(
+    private readonly replica: string,
+    /** Who made the calls waiting for their client's input here now (runtime/rounds/stateless-rounds.ts). */
+    private readonly waiting: () => readonly CallerContext[] = () => [],
+  ) {}
 
   /** One request of a stateless caller. */
   record(caller: Pick<CallerContext, 'client' | 'userId' | 'protocolVersion'>, now = Date.now()): void {
     const name = caller.client?.name ?? '(unnamed)';
-    const key = `${name}\u0000${caller.client?.version ?? ''}\u0000${caller.userId ?? ''}`;
+    const key = keyOf(caller);
     const entry = this.seen.get(key);
     if (entry) {
       entry.lastSeen = now;
@@ -58,7 +63,9 @@ export class RecentClients {
 
   /** Most recently seen first. */
   records(): ClientRecord[] {
-    return [...this.seen.values()].map((s) => ({
+    const waiting = new Map<string, number>();
+    for (const caller of this.waiting()) waiting.set(keyOf(caller), (waiting.get(keyOf(caller)) ?? 0) + 1);
+    return [...this.seen.entries()].map(([key, s]) => ({
       name: s.name,
       version: s.version ?? null,
       protocol_version: s.protocolVersion,
@@ -67,6 +74,12 @@ export class RecentClients {
       first_seen: new Date(s.firstSeen).toISOString(),
       last_seen: new Date(s.lastSeen).toISOString(),
       requests: s.requests,
+      waiting_input: waiting.get(key) ?? 0,
     }));
   }
+}
+
+/** One entry per program, version and user. */
+function keyOf(caller: Pick<CallerContext, 'client' | 'userId'>): string {
+  return `${caller.client?.name ?? '(unnamed)'}\u0000${caller.client?.version ?? ''}\u0000${caller.userId ?? ''}`;
 }

@@ -33,7 +33,8 @@ export const sessionsPage: PageSpec = {
       key: `client:${c.name}/${c.version ?? ''}/${c.user_id ?? ''}`,
       cells: [
         '—',
-        'stateless',
+        // Calls that answered input_required and wait for this client's repeat.
+        c.waiting_input > 0 ? seg(`stateless · ${c.waiting_input} waiting for input`, { color: 'yellow' }) : 'stateless',
         c.version ? `${c.name} ${c.version}` : c.name,
         c.protocol_version,
         c.user_id ?? '—',

@@ -91,6 +91,7 @@ export function SessionsPage() {
             { key: 'user', label: 'User', value: (c) => c.user_id ?? '', render: (c) => c.user_id ?? <span class="muted">anonymous</span> },
             { key: 'replica', label: 'Replica', value: (c) => c.replica, render: (c) => c.replica },
             { key: 'requests', label: 'Requests', numeric: true, value: (c) => c.requests, render: (c) => c.requests },
+            { key: 'waiting', label: 'Waiting for input', numeric: true, value: (c) => c.waiting_input, render: (c) => c.waiting_input },
             { key: 'seen', label: 'Last seen', value: (c) => c.last_seen, render: (c) => <RelTime iso={c.last_seen} /> },
           ]}
         />

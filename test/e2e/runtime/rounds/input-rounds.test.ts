@@ -199,11 +199,18 @@ describe('calls that need the client input, across revisions', () => {
     expect(refused).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
   });
 
-  it('a call whose client never answers is cancelled at its backend after the input timeout, with an event', async () => {
-    const first = await rawCall({ name: 'ls_elicit', arguments: { question: 'Anyone?' } });
+  it('a call whose client never answers is counted as waiting, then cancelled at its backend after the input timeout, with an event', async () => {
+    const first = await rawCall({ name: 'ls_elicit', arguments: { question: 'Anyone?' } }, BOB);
     expect(first.result?.resultType).toBe('input_required');
+    const waiting = async () => {
+      const res = await fetch(`${h.url}/manage/v1/clients`);
+      const body = (await res.json()) as { clients: Array<{ name: string; user_id: string | null; waiting_input: number }> };
+      return body.clients.find((c) => c.name === 'raw' && c.user_id === 'bob')?.waiting_input;
+    };
+    expect(await waiting()).toBe(1);
     const event = await h.waitForEvent((e) => e.stage === 'input_timed_out', 15_000);
     expect(event).toMatchObject({ backend: 'ls', severity: 'warning', details: { waited_s: 2 } });
+    expect(await waiting()).toBe(0);
     const record = await waitFor(
       () => auditRecords('ls_elicit').find((r) => JSON.stringify(r).includes('no input from the client')),
       'the timed-out call in the audit',

@@ -35,16 +35,41 @@ describe('sessions page', () => {
     const seen = new Date(Date.now() - 5000).toISOString();
     const clients: Clients = {
       clients: [
-        { name: 'agent', version: '2.0', protocol_version: '2026-07-28', user_id: null, replica: 'r2', first_seen: seen, last_seen: seen, requests: 3 },
+        {
+          name: 'agent',
+          version: '2.0',
+          protocol_version: '2026-07-28',
+          user_id: null,
+          replica: 'r2',
+          first_seen: seen,
+          last_seen: seen,
+          requests: 3,
+          waiting_input: 0,
+        },
+        {
+          name: 'asker',
+          version: '1.0',
+          protocol_version: '2026-07-28',
+          user_id: 'ada',
+          replica: 'r2',
+          first_seen: seen,
+          last_seen: seen,
+          requests: 1,
+          waiting_input: 2,
+        },
       ],
     };
     const ctx = { data: { sessions, clients } } as unknown as PageContext;
     const table = sessionsPage.table!(ctx);
     const col = (h: string) => table.columns.findIndex((c) => c.header === h);
-    expect(table.rows.map((r) => r.cells[col('TRANSPORT')])).toEqual(['streamable-http', 'stateless']);
-    expect(table.rows.map((r) => r.cells[col('REVISION')])).toEqual(['2025-11-25', '2026-07-28']);
+    expect(table.rows.map((r) => r.cells[col('TRANSPORT')])).toEqual([
+      'streamable-http',
+      'stateless',
+      expect.objectContaining({ text: 'stateless · 2 waiting for input', color: 'yellow' }),
+    ]);
+    expect(table.rows.map((r) => r.cells[col('REVISION')])).toEqual(['2025-11-25', '2026-07-28', '2026-07-28']);
     expect(table.rows[1]!.cells[col('CLIENT')]).toBe('agent 2.0');
     expect(table.rows[1]!.cells[col('REPLICA')]).toBe('r2');
-    expect(sessionsPage.title(ctx)).toBe('Sessions (1 active), 1 stateless clients');
+    expect(sessionsPage.title(ctx)).toBe('Sessions (1 active), 2 stateless clients');
   });
 });
