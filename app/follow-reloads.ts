@@ -1,9 +1,10 @@
 /**
- * What follows the running config besides the controller: a reload may
- * change session limits, skills settings, container limits, the optimizer,
- * the tool pinning mode, the plugin chain (rebuilt), client authentication
- * and the authorization policies, and bring new literal credentials (headers,
- * env, local tokens) to redact; a completed OAuth flow reconnects its backend.
+ * What follows the running config besides the controller, registered once as
+ * Reconfigurables (./reconfigurable.ts): a reload may change session limits,
+ * skills settings, container limits, the optimizer, the tool pinning mode,
+ * the plugin chain (rebuilt), client authentication and the authorization
+ * policies, and bring new literal credentials (headers, env, local tokens)
+ * to redact. A completed OAuth flow reconnects its backend.
  */
 import { registerConfigSecrets } from '../runtime/secrets/register-config-secrets.js';
 import { skillSettingsOf } from '../runtime/skills/skill-settings.js';
@@ -12,6 +13,7 @@ import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { Redactor } from '../runtime/observability/logging/redactor.js';
 import type { Runtime } from './runtime.js';
 import type { ListKind } from '../runtime/routing/route-table.js';
+import { Reconfigurables } from './reconfigurable.js';
 
 const ALL_LISTS: ReadonlySet<ListKind> = new Set(['tools', 'prompts', 'resources']);
 
@@ -31,29 +33,70 @@ export function followReloads(runtime: Runtime, logger: Logger, redactor: Redact
     });
   });
   followSignIns(runtime);
-  let names = new Set(Object.keys(controller.config.backends));
-  controller.onConfigApplied((config) => {
-    for (const name of names) if (!Object.hasOwn(config.backends, name)) auth.forget(name);
-    names = new Set(Object.keys(config.backends));
-    runtime.containers.updateConfig(config.containers);
-    runtime.skills.configure(skillSettingsOf(config, controller.loaded.filePath)).catch((err: unknown) => logger.error({ err }, 'skills settings not applied'));
-    runtime.sessions.setLimits({ ttlSeconds: config.server.session_ttl, maxSessions: config.server.max_sessions });
-    runtime.optimizer.configure(optimizerSettingsOf(config));
-    runtime.pins.setSettings(config.security.tool_pinning);
-    // New requests authenticate and are judged by the new settings; roles or policies that changed change what each client may see.
-    const authChanged = runtime.incomingAuth.configure(config.incoming_auth);
-    if (runtime.access.configure(config) || authChanged) runtime.fanout.listsChanged(ALL_LISTS);
-    try {
-      registerConfigSecrets(config, redactor);
-    } catch (err) {
-      logger.error({ err }, 'reloaded config holds credentials too short to redact; they may appear in logs');
-    }
-    // Returned, so the reload answers once the new chain is in place.
-    return runtime.plugins
-      .apply(config.plugins)
-      .then(() => runtime.router.setPlugins(runtime.plugins.chain))
-      .catch((err: unknown) => logger.error({ err }, 'plugin chain not rebuilt; the previous one stays'));
+  const features = reconfigurables(runtime, logger, redactor);
+  features.prime(controller.config);
+  // Returned, so the reload answers once every setting is in effect (the plugin chain rebuilt).
+  controller.onConfigApplied(async (config) => {
+    const { visible } = await features.apply(config);
+    // New requests authenticate and are judged by the new settings: what each client may see may differ.
+    if (visible) runtime.fanout.listsChanged(ALL_LISTS);
   });
+}
+
+/** Every feature that follows the running config, in the order a reload applies them (one place: ./reconfigurable.ts). */
+function reconfigurables(runtime: Runtime, logger: Logger, redactor: Redactor): Reconfigurables {
+  const { controller } = runtime;
+  return new Reconfigurables(logger)
+    .register({
+      name: 'oauth',
+      select: (c) => Object.keys(c.backends),
+      // A removed backend's tokens and flows are forgotten.
+      apply: (names, before) => {
+        for (const name of before ?? []) if (!names.includes(name)) runtime.auth.forget(name);
+      },
+    })
+    .register({ name: 'containers', select: (c) => c.containers, apply: (s) => runtime.containers.updateConfig(s) })
+    .register({
+      name: 'skills',
+      select: (c) => skillSettingsOf(c, controller.loaded.filePath),
+      // Rescanning may take a while: the reload does not wait for it.
+      apply: (s) => void runtime.skills.configure(s).catch((err: unknown) => logger.error({ err }, 'skills settings not applied')),
+    })
+    .register({
+      name: 'sessions',
+      select: (c) => ({ ttlSeconds: c.server.session_ttl, maxSessions: c.server.max_sessions }),
+      apply: (s) => runtime.sessions.setLimits(s),
+    })
+    .register({ name: 'optimizer', select: optimizerSettingsOf, apply: (s) => runtime.optimizer.configure(s) })
+    .register({ name: 'tool_pinning', select: (c) => c.security.tool_pinning, apply: (s) => runtime.pins.setSettings(s) })
+    .register({ name: 'incoming_auth', select: (c) => c.incoming_auth, apply: (s) => runtime.incomingAuth.configure(s) })
+    .register({
+      name: 'authorization',
+      // The policies, and each backend's group (what `group:` names in a rule match).
+      select: (c) => ({ authorization: c.authorization, backends: c.backends }),
+      apply: (s) => runtime.access.configure(s),
+    })
+    .register({
+      name: 'redaction',
+      select: (c) => c,
+      apply: (c) => {
+        try {
+          registerConfigSecrets(c, redactor);
+        } catch (err) {
+          logger.error({ err }, 'reloaded config holds credentials too short to redact; they may appear in logs');
+        }
+      },
+    })
+    .register({
+      name: 'plugins',
+      select: (c) => c.plugins,
+      // Rebuilt on every reload (a plugin's own code may have changed on disk).
+      apply: (s) =>
+        runtime.plugins
+          .apply(s)
+          .then(() => runtime.router.setPlugins(runtime.plugins.chain))
+          .catch((err: unknown) => logger.error({ err }, 'plugin chain not rebuilt; the previous one stays')),
+    });
 }
 
 /**

@@ -506,9 +506,10 @@ describe('management API (open, two backends)', () => {
       ['post', '/config/validate'],
       ['get', '/backends/{name}/stderr'],
       ['get', '/clients'],
+      ['delete', '/backends/{name}/users/{id}/token'],
     ];
     for (const [method, path] of expected) expect(paths[`/manage/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
-    expect(Object.keys(paths)).toHaveLength(35);
+    expect(Object.keys(paths)).toHaveLength(36);
     expect(paths['/manage/v1/health'].get.security).toEqual([]);
     expect(paths['/manage/v1/status'].get.security).toBeUndefined();
     expect(res.body.security).toEqual([{ bearerAuth: [] }, { consoleSession: [] }]);
@@ -541,7 +542,7 @@ describe('management API (open, two backends)', () => {
     });
 
     it('names every operation once, after its method and path', () => {
-      expect(operations).toHaveLength(37);
+      expect(operations).toHaveLength(38);
       const ids = operations.map(({ op }) => op.operationId);
       expect(
         ids.every((id) => typeof id === 'string' && /^(get|post|delete)[A-Z]\w+$/.test(id)),
