@@ -263,11 +263,12 @@ export class Router {
     const sent = stripProgressToken(params);
     const options = { signal: opts.signal, timeoutMs: target.requestTimeoutMs, onprogress: opts.onprogress, caller };
     try {
-      const result = await target.request(method, sent, options).catch((err: unknown) => {
-        // A user who must sign in first is sent the URL when the client can show one, and the call is made again.
-        if (!this.signIns) throw err;
-        return signInForSession(err, caller, () => target.request(method, sent, options), this.roundLimits(), this.signIns, opts.signal);
-      });
+      const first = target.request(method, sent, options);
+      const signIns = via === 'user_oauth' ? this.signIns : undefined;
+      // A user who must sign in first is sent the URL when the client can show one, and the call is made again.
+      const result = await (signIns
+        ? first.catch((err: unknown) => signInForSession(err, caller, () => target.request(method, sent, options), this.roundLimits(), signIns, opts.signal))
+        : first);
       if (!isInputRequired(result)) return result;
       // A 2026-07-28 backend needs the client's input: a client that is sent requests is asked here, round after round.
       const repeat = (round: JsonObject) => target.request(method, { ...sent, ...round }, options);

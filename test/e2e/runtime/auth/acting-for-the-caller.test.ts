@@ -18,7 +18,7 @@ import express from 'express';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { serveStateless } from '../../../fixtures/stateless-mcp.js';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { startTokenExchangeServer, type TokenExchangeServer } from '../../../fixtures/token-exchange-server.js';
 
@@ -42,13 +42,7 @@ async function startVerifyingBackend(as: TokenExchangeServer): Promise<{ url: st
       const claims = await as.verify(token, BACKEND_AUD);
       return { content: [{ type: 'text', text: JSON.stringify({ sub: claims.sub, aud: claims.aud, act: claims.act }) }] };
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void mcp.close();
-    });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    await serveStateless(mcp, req, res);
   });
   app.all('/mcp', (_req, res) => void res.status(405).end());
   const server: HttpServer = await new Promise((resolve) => {
