@@ -12,13 +12,9 @@
  * anything. The audit record names whom each backend call was made as.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import type { Server as HttpServer } from 'node:http';
-import express from 'express';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { serveStateless } from '../../../fixtures/stateless-mcp.js';
+import { startWhoamiBackend, type WhoamiBackend } from '../../../fixtures/whoami-backend.js';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { startTokenExchangeServer, type TokenExchangeServer } from '../../../fixtures/token-exchange-server.js';
 
@@ -27,37 +23,16 @@ const BACKEND_AUD = 'https://records-mcp.test';
 const SECRET = 'gateway-exchange-secret-0123456789';
 const MGMT = 'acting-for-the-caller-management-token-0123456789';
 
-/** An MCP server over HTTP whose one tool answers with the verified claims of the token its call carried. */
-async function startVerifyingBackend(as: TokenExchangeServer): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-  const seen: string[] = [];
-  const app = express();
-  app.use(express.json());
-  app.post('/mcp', async (req, res) => {
-    const mcp = new McpServer({ name: 'records', version: '1.0.0' });
-    mcp.registerTool('whoami', { description: 'Whose token this call carries' }, async (extra) => {
-      const header = extra.requestInfo?.headers.authorization;
-      const token = typeof header === 'string' ? header.replace(/^Bearer /, '') : '';
-      seen.push(token);
-      if (!token) return { content: [{ type: 'text', text: 'no token' }], isError: true };
-      const claims = await as.verify(token, BACKEND_AUD);
-      return { content: [{ type: 'text', text: JSON.stringify({ sub: claims.sub, aud: claims.aud, act: claims.act }) }] };
-    });
-    await serveStateless(mcp, req, res);
+/** The backend: its one tool answers with the claims of the token its call carried, verified for its audience. */
+const startVerifyingBackend = (as: TokenExchangeServer): Promise<WhoamiBackend> =>
+  startWhoamiBackend(async (token) => {
+    const claims = await as.verify(token, BACKEND_AUD);
+    return { sub: claims.sub, aud: claims.aud, act: claims.act };
   });
-  app.all('/mcp', (_req, res) => void res.status(405).end());
-  const server: HttpServer = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    seen,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('a backend acting for each caller (token exchange)', () => {
   let as: TokenExchangeServer;
-  let backend: Awaited<ReturnType<typeof startVerifyingBackend>>;
+  let backend: WhoamiBackend;
   let h: Harness;
   const clients: Client[] = [];
 

@@ -14,23 +14,19 @@
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import express from 'express';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { startTokenExchangeServer, type TokenExchangeServer } from '../../../fixtures/token-exchange-server.js';
 import { startAuthorizationServer, type RunningAuthorizationServer } from '../../../fixtures/oauth-authorization-server.js';
 import { authorizeInBrowser, launchChromium, type HeadlessBrowser } from '../../../helpers/chromium.js';
 import { CLIENT_BIN, runBin } from '../../../helpers/cli-run.js';
 import { repoRoot } from '../../../fixtures/spawn.js';
-import { serveStateless } from '../../../fixtures/stateless-mcp.js';
+import { startWhoamiBackend, type WhoamiBackend } from '../../../fixtures/whoami-backend.js';
 import { modernToolCall } from '../../../helpers/modern-call.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -38,42 +34,22 @@ const GATEWAY_AUD = 'http://gateway.test/mcp';
 const MGMT = 'per-user-consent-management-token-0123456789';
 const CLIENT = { id: 'gateway-per-user', secret: 'gateway-per-user-secret-0123456789' };
 
-interface VerifyingBackend {
-  url: string;
-  /** Every token a call carried. */
-  seen: string[];
-  close(): Promise<void>;
-}
+type VerifyingBackend = WhoamiBackend;
 
 /**
- * An MCP server over HTTP that names its authorization server (RFC 9728)
- * and whose one tool answers with the verified claims of the token its call
- * carried: signed by that server, for this backend (audience).
+ * The backend names its authorization server (RFC 9728); its one tool
+ * answers with the verified claims of the token its call carried: signed by
+ * that server, for this backend (audience).
  */
-async function startVerifyingBackend(as: RunningAuthorizationServer): Promise<VerifyingBackend> {
-  const seen: string[] = [];
+function startVerifyingBackend(as: RunningAuthorizationServer): Promise<VerifyingBackend> {
   const jwks = createRemoteJWKSet(new URL(`${as.issuer}/jwks`));
-  const app = express();
-  const server: HttpServer = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-  app.get('/.well-known/oauth-protected-resource/mcp', (_req, res) => void res.json({ resource: url, authorization_servers: [as.issuer] }));
-  app.use(express.json());
-  app.post('/mcp', async (req, res) => {
-    const mcp = new McpServer({ name: 'records', version: '1.0.0' });
-    mcp.registerTool('whoami', { description: 'Whose token this call carries' }, async (extra) => {
-      const header = extra.requestInfo?.headers.authorization;
-      const token = typeof header === 'string' ? header.replace(/^Bearer /, '') : '';
-      seen.push(token);
-      if (!token) return { content: [{ type: 'text', text: 'no token' }], isError: true };
+  return startWhoamiBackend(
+    async (token, url) => {
       const { payload } = await jwtVerify(token, jwks, { issuer: as.issuer, audience: url });
-      return { content: [{ type: 'text', text: JSON.stringify({ sub: payload.sub, aud: payload.aud }) }] };
-    });
-    await serveStateless(mcp, req, res);
-  });
-  app.all('/mcp', (_req, res) => void res.status(405).end());
-  return { url, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+      return { sub: payload.sub, aud: payload.aud };
+    },
+    { authorizationServer: as.issuer },
+  );
 }
 
 /** What a call that needs a sign-in rejects with: the JSON-RPC error's message and data. */
