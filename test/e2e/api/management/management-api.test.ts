@@ -7,6 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { waitFor } from '../../../helpers/wait.js';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '../../../fixtures/spawn.js';
 import { managementClient, expectError, expectKeys } from '../../../helpers/management-client.js';
@@ -234,6 +235,11 @@ describe('management API (open, two backends)', () => {
 
   describe('GET /events and /batch', () => {
     it('returns event records, newest `limit`, filtered by since and severity', async () => {
+      // Each backend's catalog is announced once it has settled: after that, nothing new is recorded while the queries run.
+      await waitFor(
+        async () => (await api.get('/events')).body.events.filter((x: { stage: string }) => x.stage === 'catalog').length >= 2,
+        'both catalogs announced',
+      );
       const res = await api.get('/events');
       expect(res.status).toBe(200);
       expectKeys(res.body, ['events']);
