@@ -8,6 +8,7 @@
 import type { LoadedConfig, SecretResolver } from '../controller/config/config-loader.js';
 import { DesiredState } from '../controller/config/desired-state.js';
 import { GatewayController } from '../controller/gateway-controller.js';
+import { followRoutes } from './route-listeners.js';
 import { reportDefinitionPins } from '../controller/status/definition-reporter.js';
 import { createStatusStore } from '../controller/status/status-store.js';
 import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
@@ -170,10 +171,7 @@ export async function buildRuntime(
   // Tool search (find_tool, call_tool): with it on, clients hear of a tool list change only when what they see changes.
   const optimizer = new ToolOptimizer(serving, router, (backend) => desired.get(backend)?.group ?? 'default', optimizerSettingsOf(config));
   optimizer.on('toolsListChanged', () => fanout.listsChanged(new Set(['tools'])));
-  serving.on('routes', (table, change) => {
-    fanout.listsChanged(optimizer.visibleChanges(change.lists, table));
-    void subscriptions.resync();
-  });
+  followRoutes(serving, { controller, optimizer, fanout, subscriptions });
   // Shared sessions: a 2026-07-28 listen stream hears the list changes of every replica, not only of the one holding it.
   if (shared) {
     const { bus, keys, tag } = shared.cluster;

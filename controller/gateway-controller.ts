@@ -9,7 +9,8 @@ import type { GatewayConfig } from '../schemas/config.js';
 import { GatewayError, ConfigError, BackendNotFoundError } from '../schemas/errors.js';
 import type { BackendRecord, CircuitState, LostConflict } from '../schemas/records.js';
 import type { ReloadResponse } from '../schemas/api.js';
-import type { ServingBackends } from '../runtime/backends/serving-backends.js';
+import type { RoutesChange, ServingBackends } from '../runtime/backends/serving-backends.js';
+import type { RouteTable } from '../runtime/routing/route-table.js';
 import type { BackendConnection } from '../runtime/backends/backend-connection.js';
 import type { DesiredState } from './config/desired-state.js';
 import { dirname } from 'node:path';
@@ -63,6 +64,7 @@ export class GatewayController {
   private reloading: Promise<unknown> | undefined;
   private readonly configListeners = new Set<(config: GatewayConfig) => void | Promise<void>>();
   private readonly serving: ServingBackends;
+  private readonly hidden: HiddenCapabilityReporter;
   /** The start-up config's backends still in their first connect attempt (the router waits for them; not ready until none is). */
   readonly firstConnects: FirstConnectTracker;
 
@@ -83,12 +85,17 @@ export class GatewayController {
       containers: d.containers,
       policy: loopPolicy(d.loaded.config),
     });
-    const hidden = new HiddenCapabilityReporter(
+    this.hidden = new HiddenCapabilityReporter(
       d.events,
       (name) => Object.hasOwn(this.config.backends, name),
       () => this.config.conflict_resolution.strategy,
     );
-    d.serving.on('routes', (table) => hidden.observe(table));
+  }
+
+  /** The watch on the route table (delivered by app/route-listeners.ts): conflict verdicts looked at again, hidden capabilities reported. */
+  routesChanged(table: RouteTable, change: RoutesChange): void {
+    this.loop.routesChanged(change);
+    this.hidden.observe(table);
   }
 
   get config(): GatewayConfig {

@@ -79,7 +79,7 @@ function realCatalogs(catalogs: Catalog[]): { row: TokenRow; optimizer: ToolOpti
     catalogs.map((c) => ({ name: c.server, spec: {}, catalog: { tools: c.tools, prompts: [], resources: [], resourceTemplates: [] } })),
     { strategy: 'prefix', separator: '_' },
   );
-  const source = { routes: table, on: () => undefined };
+  const source = { routes: table };
   const settings = { enabled: true, keepTools: [], maxResults: 5 };
   const optimizer = new ToolOptimizer(source, { callTool: async () => ({}) }, () => 'default', settings);
   const off = tokensOf(listResultJson('tools', table.lists.tools));

@@ -29,11 +29,10 @@ export interface LoopPolicy {
   resyncMs: number;
 }
 
-/** A serving set that follows desired state and says whose conflict verdicts a new route table changed. */
+/** A serving set that follows desired state. */
 export interface ObservableServingSet<C extends BackendHandle> extends ServingSet<C> {
   /** Desired state changed: rebuild the route table from it. */
   refresh(): void;
-  on(event: 'routes', listener: (table: unknown, change: { verdicts: readonly string[] }) => void): unknown;
 }
 
 export interface ControlLoopOptions<C extends BackendHandle> {
@@ -94,11 +93,15 @@ export class ControlLoop<C extends BackendHandle> {
       log: o.log,
       now: o.now,
     });
-    // A new route table can change a backend's conflict verdict: those backends are looked at again
-    // (once the loop runs: nothing may start a backend before start(), the listener is bound first).
-    o.serving.on('routes', (_table, change) => {
-      if (this.running) for (const name of change.verdicts) this.queue.add(name);
-    });
+  }
+
+  /**
+   * A watch: a new route table (delivered by app/route-listeners.ts) can
+   * change a backend's conflict verdict; those backends are looked at again
+   * once the loop runs (nothing may start a backend before start()).
+   */
+  routesChanged(change: { verdicts: readonly string[] }): void {
+    if (this.running) for (const name of change.verdicts) this.queue.add(name);
   }
 
   start(): void {

@@ -13,7 +13,6 @@ import picomatch from 'picomatch';
 import type { Tool } from '@modelcontextprotocol/client';
 import { ToolNotFoundError } from '../../schemas/errors.js';
 import type { RouteTable, ListKind } from '../routing/route-table.js';
-import type { RoutesChange } from '../backends/serving-backends.js';
 import type { CallerContext, ForwardOptions, JsonObject } from '../routing/caller.js';
 import { listResultJson } from '../transports/json-rpc.js';
 import { ALL_SEARCH_STEPS, DEFAULT_TUNING, ToolIndex, type IndexedTool, type ToolMatch } from './tool-index.js';
@@ -24,10 +23,9 @@ import type { OptimizerSettings } from './settings.js';
 /** What a caller may see and call (the default: everything). */
 export type ToolVisibility = (name: string) => boolean;
 
-/** The route tables the optimizer follows (runtime/backends/serving-backends.ts). */
+/** The route tables the optimizer searches (runtime/backends/serving-backends.ts). */
 export interface CatalogSource {
   readonly routes: RouteTable;
-  on(event: 'routes', listener: (table: RouteTable, change: RoutesChange) => void): unknown;
 }
 
 /** What call_tool calls through (runtime/routing/router.ts). */
@@ -72,7 +70,11 @@ export class ToolOptimizer extends EventEmitter<ToolOptimizerEvents> {
     super();
     this.apply(settings);
     this.shownJson = listResultJson('tools', this.toolsList());
-    catalog.on('routes', () => this.scheduleRebuild());
+  }
+
+  /** A new route table (delivered by app/route-listeners.ts): the index follows it, debounced. */
+  routesChanged(): void {
+    this.scheduleRebuild();
   }
 
   get enabled(): boolean {

@@ -432,12 +432,12 @@ describe('control loop (in-memory backends, fake clock)', () => {
     l.apply({ a: spec() });
     await settle();
     serving.rejected.set('a', "name conflict: tool 'x' is also exposed by 'b'");
-    serving.emit('routes', {}, { verdicts: ['a'] });
+    l.routesChanged({ verdicts: ['a'] });
     await settle();
     expect(l.status.get('a')!.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: false, reason: 'NameConflict' });
     expect(phaseOf(l, 'a')).toBe('Failed');
     serving.rejected.delete('a');
-    serving.emit('routes', {}, { verdicts: ['a'] });
+    l.routesChanged({ verdicts: ['a'] });
     await settle();
     expect(phaseOf(l, 'a')).toBe('Ready');
     await l.shutdown();
@@ -449,7 +449,7 @@ describe('control loop (in-memory backends, fake clock)', () => {
     await settle();
     serving.rejected.set('a', 'verdict for a');
     serving.rejected.set('b', 'verdict for b');
-    serving.emit('routes', {}, { verdicts: ['b'] });
+    l.routesChanged({ verdicts: ['b'] });
     await settle();
     expect(phaseOf(l, 'b')).toBe('Failed');
     // a was not named: it is not looked at again, so its record still says Ready.

@@ -120,7 +120,7 @@ describe('ToolOptimizer: the list clients see', () => {
   const settings = { enabled: true, keepTools: ['b_memory_*'], maxResults: 5 };
 
   function optimizerOver(first: RouteTable) {
-    const source = { routes: first, on: () => undefined };
+    const source = { routes: first };
     return { source, optimizer: new ToolOptimizer(source, { callTool: () => Promise.reject(new ToolNotFoundError('x')) }, () => 'default', settings) };
   }
 
