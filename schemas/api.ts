@@ -175,6 +175,10 @@ export const SessionRecordSchema = Type.Object({
     description: 'Beyond the spec: the authenticated user that owns the session (JWT `sub`, local token name); null for an anonymous one.',
   }),
   roles: Type.Array(Type.String(), { description: "Beyond the spec: that user's roles as of its last request." }),
+  waiting_input: Int({
+    description:
+      'Beyond the spec: its calls waiting for its input now, on this replica (a request the gateway sent the client in the middle of a call, elicitation, sampling or roots, not answered yet).',
+  }),
 });
 export const SessionsSchema = Type.Object({
   active_sessions: Int({ description: 'Sessions not expired.' }),

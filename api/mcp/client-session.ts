@@ -30,6 +30,8 @@ export class ClientSession implements ClientEndpoint {
   capabilitySnapshot = { tools: 0, resources: 0, prompts: 0 };
   /** Set once the client has finished initialization. */
   initialized = false;
+  /** Requests sent to the client in the middle of its calls (elicitation, sampling, roots) not answered yet: its calls waiting for its input. */
+  waitingInput = 0;
   /**
    * Who created the session (plain data): only requests with that owner's
    * credentials may use it. Refreshed by each of them, so new roles (a new
@@ -94,6 +96,16 @@ export class ClientSession implements ClientEndpoint {
   /** A request to the client (sampling, elicitation, roots) with the answer as the client gave it. */
   request(request: Pick<JSONRPCRequest, 'method' | 'params'>, signal: AbortSignal, onprogress?: ProgressHandler): Promise<JsonObject> {
     return this.server.request({ method: request.method, params: request.params }, PASSTHROUGH_RESULT, { signal, ...(onprogress ? { onprogress } : {}) });
+  }
+
+  /** A request to the client in the middle of one of its calls, counted in `waitingInput` until it is answered (or not). */
+  async askDuringCall(ask: () => Promise<JsonObject>): Promise<JsonObject> {
+    this.waitingInput++;
+    try {
+      return await ask();
+    } finally {
+      this.waitingInput--;
+    }
   }
 
   /** Requests being handled now: a session with a call in flight is never idle. */

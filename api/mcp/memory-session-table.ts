@@ -135,6 +135,7 @@ export class MemorySessionTable implements SessionTable {
       replica: this.replicaId,
       user_id: s.identity.userId ?? null,
       roles: [...s.identity.roles],
+      waiting_input: s.waitingInput,
     }));
   }
 }

@@ -220,6 +220,7 @@ export class RedisSessionTable implements SessionTable, SessionChanges {
         replica: local && local.lastActivity > state.last_activity ? this.cluster.replicaId : state.replica,
         user_id: local?.identity.userId ?? state.owner?.user_id ?? null,
         roles: [...(local?.identity.roles ?? state.owner?.roles ?? [])],
+        waiting_input: local?.waitingInput ?? 0,
       };
     });
     const sse = [...this.cached.values()]
@@ -237,6 +238,7 @@ export class RedisSessionTable implements SessionTable, SessionChanges {
         replica: this.cluster.replicaId,
         user_id: s.identity.userId ?? null,
         roles: [...s.identity.roles],
+        waiting_input: s.waitingInput,
       }));
     return [...shared, ...sse];
   }

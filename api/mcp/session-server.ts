@@ -143,11 +143,13 @@ function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: Server
     sendRequest:
       ctx &&
       ((req, signal, onprogress, timeoutMs) =>
-        ctx.mcpReq.send(req as { method: string; params?: JsonObject }, PASSTHROUGH_RESULT, {
-          signal,
-          ...(onprogress ? { onprogress } : {}),
-          ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
-        })),
+        session.askDuringCall(() =>
+          ctx.mcpReq.send(req as { method: string; params?: JsonObject }, PASSTHROUGH_RESULT, {
+            signal,
+            ...(onprogress ? { onprogress } : {}),
+            ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
+          }),
+        )),
   };
   return withIncomingCredential(caller, session.identity);
 }

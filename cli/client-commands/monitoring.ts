@@ -96,13 +96,14 @@ export class SessionsListCommand extends ClientCommand {
   async run(io: Io): Promise<number> {
     io.print(await io.client.sessions(), (s) =>
       renderTable(
-        ['ID', 'TRANSPORT', 'REVISION', 'USER', 'TOOLS', 'AGE', 'IDLE', 'EXPIRED', 'REPLICA'],
+        ['ID', 'TRANSPORT', 'REVISION', 'USER', 'TOOLS', 'WAITING', 'AGE', 'IDLE', 'EXPIRED', 'REPLICA'],
         s.sessions.map((r) => [
           r.id,
           r.transport_type,
           r.protocol_version ?? '-',
           r.user_id ?? '-',
           String(r.tool_count),
+          String(r.waiting_input),
           formatDuration(r.age_seconds),
           formatDuration(r.idle_seconds),
           String(r.expired),

@@ -17,7 +17,8 @@ export const sessionsPage: PageSpec = {
         key: s.id,
         cells: [
           s.id,
-          s.transport_type,
+          // Calls that asked this client for input (elicitation, sampling, roots) and wait for its answer.
+          s.waiting_input > 0 ? seg(`${s.transport_type} · ${s.waiting_input} waiting for input`, { color: 'yellow' }) : s.transport_type,
           s.client_name ?? '—',
           s.protocol_version ?? '—',
           s.user_id ?? '—',

@@ -58,6 +58,7 @@ export function SessionsPage() {
               render: (s) => (s.protocol_version ? <code>{s.protocol_version}</code> : <span class="muted">—</span>),
             },
             { key: 'tools', label: 'Tools', numeric: true, value: (s) => s.tool_count, render: (s) => s.tool_count },
+            { key: 'waiting', label: 'Waiting for input', numeric: true, value: (s) => s.waiting_input, render: (s) => s.waiting_input },
             { key: 'age', label: 'Age', numeric: true, value: (s) => s.age_seconds, render: (s) => duration(s.age_seconds) },
             { key: 'idle', label: 'Idle', numeric: true, value: (s) => s.idle_seconds, render: (s) => duration(s.idle_seconds) },
             {

@@ -91,7 +91,7 @@ describe('gateway-client one-shot commands', { timeout: 60_000 }, () => {
     const sessions = await json(['sessions', 'list']);
     expect(steady(sessions)).toEqual(steady((await api.get('/sessions')).body));
     const table = await client(['-s', gw.url, '-o', 'table', 'sessions', 'list']);
-    expect(table.stdout).toMatch(/ID\s+TRANSPORT\s+REVISION\s+USER\s+TOOLS\s+AGE\s+IDLE\s+EXPIRED\s+REPLICA/);
+    expect(table.stdout).toMatch(/ID\s+TRANSPORT\s+REVISION\s+USER\s+TOOLS\s+WAITING\s+AGE\s+IDLE\s+EXPIRED\s+REPLICA/);
   });
 
   it('proxy commands: tools call (typed --arg, --json, isError exits 1), resources read, prompts get', async () => {

@@ -194,6 +194,28 @@ describe('calls that need the client input, across revisions', () => {
       expect(textOf(r), b).toBe('confirmed: {"action":"accept","content":{"ok":true}}');
     }
     expect(asked).toEqual(['Sure?', 'Sure?']);
+
+    // While the client has not answered, its session shows the call waiting for its input (GET /sessions).
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let askedNow!: () => void;
+    const beingAsked = new Promise<void>((resolve) => (askedNow = resolve));
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      askedNow();
+      await answered;
+      return { action: 'accept', content: { ok: true } };
+    });
+    const waitingOf = async () => {
+      const res = await fetch(`${h.url}/manage/v1/sessions`);
+      const body = (await res.json()) as { sessions: Array<{ client_name: string | null; waiting_input: number }> };
+      return body.sessions.filter((x) => x.client_name === 'legacy-input').map((x) => x.waiting_input);
+    };
+    const call = client.callTool({ name: 'mh_confirm', arguments: {} }, undefined, { timeout: 15_000 });
+    await beingAsked;
+    expect(await waitingOf()).toContain(1);
+    answer();
+    expect(textOf(await call)).toBe('confirmed: {"action":"accept","content":{"ok":true}}');
+    expect(await waitingOf()).not.toContain(1);
     const without = await legacyClient({});
     const refused = await without.callTool({ name: 'mh_confirm', arguments: {} }).catch((e: { code: number; data: unknown }) => e);
     expect(refused).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });

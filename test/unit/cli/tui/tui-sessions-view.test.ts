@@ -19,6 +19,7 @@ const record = (id: string, user: string | null): Sessions['sessions'][number] =
   user_id: user,
   roles: user ? ['dev'] : [],
   replica: 'r1',
+  waiting_input: id === 'a' ? 2 : 0,
 });
 
 describe('sessions page', () => {
@@ -62,8 +63,9 @@ describe('sessions page', () => {
     const ctx = { data: { sessions, clients } } as unknown as PageContext;
     const table = sessionsPage.table!(ctx);
     const col = (h: string) => table.columns.findIndex((c) => c.header === h);
+    // Session a has two calls waiting for its input (2025-11-25: asked on its session).
     expect(table.rows.map((r) => r.cells[col('TRANSPORT')])).toEqual([
-      'streamable-http',
+      expect.objectContaining({ text: 'streamable-http · 2 waiting for input', color: 'yellow' }),
       'stateless',
       expect.objectContaining({ text: 'stateless · 2 waiting for input', color: 'yellow' }),
     ]);
