@@ -17,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
@@ -26,7 +25,7 @@ import { startAuthorizationServer, type RunningAuthorizationServer } from '../..
 import { authorizeInBrowser, launchChromium, type HeadlessBrowser } from '../../../helpers/chromium.js';
 import { CLIENT_BIN, runBin } from '../../../helpers/cli-run.js';
 import { repoRoot } from '../../../fixtures/spawn.js';
-import { startWhoamiBackend, type WhoamiBackend } from '../../../fixtures/whoami-backend.js';
+import { startJwtWhoamiBackend, type WhoamiBackend } from '../../../fixtures/whoami-backend.js';
 import { modernToolCall } from '../../../helpers/modern-call.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -41,16 +40,7 @@ type VerifyingBackend = WhoamiBackend;
  * answers with the verified claims of the token its call carried: signed by
  * that server, for this backend (audience).
  */
-function startVerifyingBackend(as: RunningAuthorizationServer): Promise<VerifyingBackend> {
-  const jwks = createRemoteJWKSet(new URL(`${as.issuer}/jwks`));
-  return startWhoamiBackend(
-    async (token, url) => {
-      const { payload } = await jwtVerify(token, jwks, { issuer: as.issuer, audience: url });
-      return { sub: payload.sub, aud: payload.aud };
-    },
-    { authorizationServer: as.issuer },
-  );
-}
+const startVerifyingBackend = (as: RunningAuthorizationServer): Promise<VerifyingBackend> => startJwtWhoamiBackend(as.issuer);
 
 /** What a call that needs a sign-in rejects with: the JSON-RPC error's message and data. */
 async function signInAsked(client: Client): Promise<{ message: string; data: Record<string, unknown> }> {
