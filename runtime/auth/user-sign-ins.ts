@@ -59,6 +59,8 @@ export interface UserSignInEvents {
   signed_in: [backend: string, user: string];
   /** The user's flow ended without tokens; `reason` is one sentence. */
   sign_in_failed: [backend: string, user: string, reason: string];
+  /** The backend answered 401 to the user's token: it was dropped (the user's next sign-in follows). */
+  token_refused: [backend: string, user: string];
 }
 
 interface Entry {
@@ -155,6 +157,24 @@ export class UserSignIns extends EventEmitter<UserSignInEvents> {
       this.entries.delete(key);
     }
     return this.opts.vault.delete(name, user);
+  }
+
+  /**
+   * The backend refused `authorization` (401), sent for this user: that
+   * token is forgotten (in the vault too, so no replica sends it again),
+   * unless the user already holds another one. The caller then asks for
+   * the user's authorization again, which starts a sign-in as at first.
+   */
+  async tokenRefused(name: string, user: string, authorization: string): Promise<void> {
+    for (const entry of this.entries.values()) {
+      if (entry.slot.backend !== name || entry.slot.user !== user) continue;
+      await entry.slot.sync();
+      const held = entry.slot.tokens?.access_token;
+      if (held === undefined || `Bearer ${held}` !== authorization) continue;
+      entry.slot.clear();
+      await entry.slot.flushed();
+      this.emit('token_refused', name, user);
+    }
   }
 
   /** Shutdown: pending flows are abandoned. */

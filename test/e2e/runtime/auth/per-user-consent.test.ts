@@ -324,6 +324,26 @@ describe('a backend acting for each user through per-user sign-in (user_oauth)',
     expect(browsing).toHaveLength(1);
     await Promise.all(browsing);
   });
+
+  it("a backend's 401 for a user's token drops it: that user is asked to sign in again as at first, an event says so, others are served", async () => {
+    const hank = await clientOf('hank');
+    expect(JSON.parse(text(await hank.callTool({ name: 'records_whoami' }))).sub).toBe('hank');
+    const hanks = backend.seen.at(-1)!;
+    backend.refuse(hanks);
+    const asked = await signInAsked(hank);
+    expect(asked.data).toMatchObject({ error: 'user_authorization_required', reason: 'user_authorization_required', user: 'hank' });
+    expect(asked.data.authorization_url).toMatch(new RegExp(`^${as.issuer}/auth\\?`));
+    const event = await h.waitForEvent((e) => e.stage === 'token_refused' && e.details.user === 'hank');
+    expect(event.message).not.toContain(hanks);
+    await h.waitForEvent((e) => e.stage === 'authorization_required' && e.details.user === 'hank');
+    // Refused once: the dropped token is not sent again.
+    expect(backend.refusals()).toBe(1);
+    expect((await signInAsked(hank)).data.authorization_url).toBe(asked.data.authorization_url);
+    expect(backend.refusals()).toBe(1);
+    // gina, who signed in before, is served with her own token.
+    const gina = await modernToolCall(h.url, { name: 'records_whoami', arguments: {} }, { token: await idp.userToken('gina') });
+    expect(JSON.parse(text(gina.result))).toEqual({ sub: 'gina', aud: backend.url });
+  });
 });
 
 describe("a user's token is refreshed before it expires, with no new sign-in (user_oauth)", () => {
