@@ -2,7 +2,9 @@
  * The Fastify application: MCP endpoints at the root (`/mcp`, `/sse`), their
  * protected resource metadata under `/.well-known/`, and the management API
  * under `/manage/v1`, each MCP and management an encapsulated plugin, and
- * the web console under `/console` (api/console/) beside the management API.
+ * the web console under `/console` (api/console/) beside the management API,
+ * and where users' sign-ins to backends come back (`/oauth/callback`,
+ * api/sign-in-callback.ts) beside the MCP endpoints.
  * One listener serves both, or (`server.management.port`) each side has a
  * listener of its own and the other's paths are 404 there.
  */
@@ -20,10 +22,14 @@ import { protectedResourceRoutes } from './mcp/protected-resource.js';
 import { installErrorHandling } from './management/errors.js';
 import { allowEmptyJsonBodies } from './json-body.js';
 import { GatewayError } from '../schemas/errors.js';
+import type { SignInCallbacks } from '../runtime/auth/sign-in-callbacks.js';
+import { signInCallbackRoute } from './sign-in-callback.js';
 
 export interface AppContext {
   mcp: McpContext;
   management: ManagementContext;
+  /** Users' sign-ins that come back to the gateway (`server.public_url`): `GET /oauth/callback` beside /mcp. */
+  signInCallbacks: SignInCallbacks;
   logger: Logger;
   /** The address the listener binds: decides the default allowed Host names. */
   bindHost: string;
@@ -58,7 +64,8 @@ export async function buildApp(ctx: AppContext, serves: AppServes = BOTH): Promi
     const origin = req.headers.origin;
     const verdict = security.check(req.headers.host, typeof origin === 'string' ? origin : undefined, ctx.allowedPeers());
     if (verdict.ok) return;
-    req.log.warn({ host: req.headers.host, origin, url: req.url }, 'request refused: DNS-rebinding protection');
+    // The path only: a query may carry secrets (the code and state of a sign-in callback).
+    req.log.warn({ host: req.headers.host, origin, path: req.url.split('?')[0] }, 'request refused: DNS-rebinding protection');
     throw new GatewayError('forbidden', `Forbidden: ${verdict.reason}`);
   });
   if (serves.mcp) await mcpEndpoints(app, ctx);
@@ -83,4 +90,6 @@ async function mcpEndpoints(app: FastifyInstance, ctx: AppContext): Promise<void
   });
   // Public, answered in the REST format: where MCP clients learn how to get a token (RFC 9728).
   await protectedResourceRoutes(app, ctx.mcp.incomingAuth);
+  // Public, answered with HTML pages: where a user's browser comes back after signing in to a backend.
+  await app.register(signInCallbackRoute, { callbacks: ctx.signInCallbacks });
 }

@@ -21,6 +21,8 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 export interface AllowedPeers {
   hosts?: readonly string[];
   origins?: readonly string[];
+  /** `server.public_url`: where browsers reach the gateway, so its host is this gateway's too (any port it names). */
+  publicUrl?: string;
 }
 
 export type SecurityVerdict = { ok: true } | { ok: false; reason: string };
@@ -34,7 +36,7 @@ export class TransportSecurity {
 
   /** Judges one request by its Host and Origin headers against the current settings (they follow reloads). */
   check(host: string | undefined, origin: string | undefined, allowed: AllowedPeers): SecurityVerdict {
-    if (!host || !this.hostAllowed(host, allowed.hosts ?? [])) {
+    if (!host || !(this.hostAllowed(host, allowed.hosts ?? []) || isPublicHost(host, allowed.publicUrl))) {
       return { ok: false, reason: `Host header ${host ? `'${host}'` : '(missing)'} is not allowed (see server.allowed_hosts)` };
     }
     if (origin !== undefined && !this.originAllowed(origin, allowed)) {
@@ -62,8 +64,17 @@ export class TransportSecurity {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
     const normalized = `${url.protocol}//${url.host}`;
     if ((allowed.origins ?? []).some((o) => o.toLowerCase().replace(/\/$/, '') === normalized)) return true;
-    return this.hostAllowed(url.host, allowed.hosts ?? []);
+    return this.hostAllowed(url.host, allowed.hosts ?? []) || isPublicHost(url.host, allowed.publicUrl);
   }
+}
+
+/** The host (`name[:port]`) of the last public URL asked about: parsed once, not per request. */
+let publicHost: { url: string; host: string } | undefined;
+
+function isPublicHost(hostHeader: string, publicUrl: string | undefined): boolean {
+  if (publicUrl === undefined) return false;
+  if (publicHost?.url !== publicUrl) publicHost = { url: publicUrl, host: new URL(publicUrl).host.toLowerCase() };
+  return hostHeader.toLowerCase() === publicHost.host;
 }
 
 /** `name[:port]` with IPv6 literals kept in brackets, as they appear in a Host header. */

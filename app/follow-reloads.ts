@@ -114,6 +114,15 @@ function followSignIns({ controller, signIns }: Runtime): void {
       details: { user, authorization_url: url },
     });
   });
+  signIns.on('token_refused', (name, user) => {
+    controller.events.emit({
+      stage: 'token_refused',
+      backend: name,
+      severity: 'warning',
+      message: `${name}: the backend refused the token of user ${user}; it was dropped and the user is asked to sign in again`,
+      details: { user },
+    });
+  });
   signIns.on('signed_in', (name, user) => {
     controller.events.emit({ stage: 'reauthenticated', backend: name, message: `${name}: user ${user} signed in`, details: { user } });
   });

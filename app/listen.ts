@@ -51,8 +51,12 @@ export async function listen(
   const ctx: AppContext = {
     logger,
     bindHost: host,
-    allowedPeers: () => ({ hosts: controller.config.server.allowed_hosts, origins: controller.config.server.allowed_origins }),
+    allowedPeers: () => {
+      const { allowed_hosts, allowed_origins, public_url } = controller.config.server;
+      return { hosts: allowed_hosts, origins: allowed_origins, publicUrl: public_url };
+    },
     mcp: front.context,
+    signInCallbacks: runtime.signIns.callbacks,
     management: {
       controller,
       router: runtime.router,

@@ -5,6 +5,7 @@
  * set → backend traffic → fan-out → session table; the other edges (a new
  * route table, a session that ended, a skill file that changed) are events.
  */
+import type { BackendSpec } from '../schemas/config.js';
 import type { LoadedConfig, SecretResolver } from '../controller/config/config-loader.js';
 import { DesiredState } from '../controller/config/desired-state.js';
 import { GatewayController } from '../controller/gateway-controller.js';
@@ -15,8 +16,7 @@ import { BackendAuthManager } from '../runtime/auth/backend-auth-manager.js';
 import { ServingBackends } from '../runtime/backends/serving-backends.js';
 import { TokenExchanger } from '../runtime/auth/token-exchange.js';
 import { UserSignIns } from '../runtime/auth/user-sign-ins.js';
-import { FileUserTokenVault, lazyUserTokensKey, userTokensDir, type UserTokenVault } from '../runtime/auth/user-token-vault.js';
-import type { RedisCluster } from '../runtime/cluster/redis-cluster.js';
+import { FileUserTokenVault, lazyUserTokensKey, userTokensDir } from '../runtime/auth/user-token-vault.js';
 import { DefinitionPins } from '../runtime/pinning/definition-pins.js';
 import { FilePinStore } from '../runtime/pinning/file-pin-store.js';
 import { pinsFile } from '../runtime/state-dir.js';
@@ -145,8 +145,14 @@ export async function buildRuntime(
   // What backends tell clients (log messages) passes the plugin chain first, as their results do.
   const traffic = new BackendTraffic(inFlight, new GuardedRelay(fanout, () => plugins.chain));
   // Per-user tokens (user_oauth), sealed at rest: in Redis when the sessions are, so every replica serves a user who signed in through one.
+  // With `server.public_url` the browser comes back to the gateway (GET /oauth/callback); with shared sessions any replica finishes the sign-in.
+  const tokensDir = opts.userTokensDir ?? userTokensDir();
+  const sealingKey = lazyUserTokensKey(tokensDir);
   const signIns = new UserSignIns({
-    vault: userTokenVault(opts.userTokensDir ?? userTokensDir(), shared?.cluster),
+    vault: shared ? shared.cluster.userTokens(sealingKey) : new FileUserTokenVault(tokensDir, sealingKey),
+    pending: shared?.cluster.pendingSignIns(sealingKey),
+    publicUrl: (): string | undefined => controller.config.server.public_url,
+    specOf: (name: string): BackendSpec | undefined => controller.config.backends[name],
     redactor,
     log: o.logger.child({ component: 'oauth' }),
   });
@@ -215,11 +221,6 @@ export async function buildRuntime(
 }
 
 /** The sealed per-user tokens: the cluster's Redis with shared sessions, else files in the state folder. */
-function userTokenVault(dir: string, cluster: RedisCluster | undefined): UserTokenVault {
-  const key = lazyUserTokensKey(dir);
-  return cluster ? cluster.userTokens(key) : new FileUserTokenVault(dir, key);
-}
-
 /** Audit first (outermost), so it also sees what telemetry does; with both off the chain is empty. */
 function interceptors(auditEnabled: boolean, o: Observability): Interceptor[] {
   const chain: Interceptor[] = [];

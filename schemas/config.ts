@@ -321,6 +321,13 @@ export const ConfigSchema = Type.Object(
           },
           "Calls that need the client's input (elicitation, sampling, roots), in either protocol revision (docs/protocol-versions.md).",
         ),
+        public_url: Type.Optional(
+          Type.String({
+            pattern: '^https?://[^/?#]+(/[^?#]*)?$',
+            description:
+              "The URL people's browsers reach this gateway at (e.g. `https://mcp.example.com`). Set, a user's sign-in to a backend that acts for each user (`on_behalf_of.type: user_oauth`) comes back to `<public_url>/oauth/callback`, served by the gateway itself (any replica), and its host is an allowed Host; unset, to a loopback listener on the gateway's machine (docs/oauth.md#where-the-browser-comes-back).",
+          }),
+        ),
         allowed_hosts: Type.Optional(
           Type.Array(Type.String({ minLength: 1 }), {
             description:

@@ -106,6 +106,7 @@ export const STAGES = [
   'circuit_closed',
   'plugin_timed_out',
   'authorization_required',
+  'token_refused',
   'store_unavailable',
   'store_degraded',
   'store_recovered',

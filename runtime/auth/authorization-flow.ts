@@ -14,13 +14,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { auth } from '@modelcontextprotocol/client';
-import { CallbackListener, type CallbackOutcome, type CallbackResult } from './callback-listener.js';
+import { CallbackListener, type CallbackOutcome, type CallbackReceiver, type CallbackResult, type OpenCallbackReceiver } from './callback-listener.js';
 import { FlowOAuthProvider } from './flow-provider.js';
 import type { OAuthBackendState } from './oauth-backend-state.js';
 
 export interface AuthorizationFlowOptions {
   /** How long to wait for the browser to come back. */
   timeoutMs: number;
+  /** Where the browser comes back (a user's sign-in with `server.public_url`: the gateway's route); default a loopback listener. */
+  open?: OpenCallbackReceiver;
 }
 
 export class AuthorizationFlow {
@@ -33,7 +35,7 @@ export class AuthorizationFlow {
   private constructor(
     readonly backend: string,
     readonly authorizationUrl: string,
-    private readonly listener: CallbackListener,
+    private readonly listener: CallbackReceiver,
   ) {
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = (error) => (error ? reject(error) : resolve());
@@ -49,7 +51,8 @@ export class AuthorizationFlow {
     let provider: FlowOAuthProvider | undefined;
     const scope = backend.flowScope();
     const resourceMetadataUrl = backend.challenge?.resourceMetadataUrl;
-    const listener = await CallbackListener.open({
+    const open: OpenCallbackReceiver = opts.open ?? CallbackListener.open;
+    const listener = await open({
       redirectUri: backend.spec.redirect_uri,
       expectedState,
       backend: backend.name,
@@ -62,6 +65,7 @@ export class AuthorizationFlow {
       if (result !== 'REDIRECT' || !provider.authorizationUrl) {
         throw new Error('the authorization server did not ask for the user (no authorization URL)');
       }
+      await listener.started?.(provider.resumable(scope, resourceMetadataUrl));
       flow = new AuthorizationFlow(backend.name, provider.authorizationUrl.href, listener);
       flow.timer = setTimeout(() => flow?.fail(new Error(`nobody completed the authorization within ${Math.round(opts.timeoutMs / 1000)} s`)), opts.timeoutMs);
       flow.timer.unref();
@@ -78,6 +82,12 @@ export class AuthorizationFlow {
     this.fail(new Error(reason));
   }
 
+  /** The browser came back to another replica, which finished the flow (`failure` unset: tokens stored) or not. */
+  endedElsewhere(failure?: string): void {
+    if (failure === undefined) this.finish();
+    else this.fail(new Error(failure));
+  }
+
   private async complete(
     backend: OAuthBackendState,
     provider: FlowOAuthProvider,
@@ -86,22 +96,13 @@ export class AuthorizationFlow {
     resourceMetadataUrl: URL | undefined,
   ): Promise<CallbackOutcome> {
     if (this.finished) return { ok: false, message: 'This authorization was already abandoned; start a new one.' };
-    if ('error' in result) {
-      const reason = `the authorization server answered ${result.error}${result.description ? `: ${result.description}` : ''}`;
-      this.fail(new Error(reason));
-      return { ok: false, message: `${reason}.` };
-    }
-    try {
-      const outcome = await auth(provider, { serverUrl: backend.serverUrl, authorizationCode: result.code, iss: result.iss, scope, resourceMetadataUrl });
-      if (outcome !== 'AUTHORIZED') throw new Error('the authorization code was not accepted');
-    } catch (err) {
-      const reason = `exchanging the authorization code failed: ${err instanceof Error ? err.message : String(err)}`;
-      this.fail(new Error(reason));
-      return { ok: false, message: `${reason}.` };
+    const failure = await exchangeCode(backend, provider, result, scope, resourceMetadataUrl);
+    if (failure !== undefined) {
+      this.fail(new Error(failure));
+      return { ok: false, message: `${failure}.` };
     }
     this.finish();
-    backend.log?.info({ backend: backend.name }, 'OAuth authorization completed');
-    return { ok: true, message: 'the gateway is authorized. You can close this tab.' };
+    return AUTHORIZED;
   }
 
   private finish(): void {
@@ -120,6 +121,30 @@ export class AuthorizationFlow {
     void this.listener.close();
     this.settle(error);
   }
+}
+
+export const AUTHORIZED: CallbackOutcome = { ok: true, message: 'the gateway is authorized. You can close this tab.' };
+
+/**
+ * The end of a flow: the code the browser brought back exchanged for tokens
+ * (stored by the provider), or why not (one sentence, no secret in it).
+ */
+export async function exchangeCode(
+  backend: OAuthBackendState,
+  provider: FlowOAuthProvider,
+  result: CallbackResult,
+  scope: string | undefined,
+  resourceMetadataUrl: URL | undefined,
+): Promise<string | undefined> {
+  if ('error' in result) return `the authorization server answered ${result.error}${result.description ? `: ${result.description}` : ''}`;
+  try {
+    const outcome = await auth(provider, { serverUrl: backend.serverUrl, authorizationCode: result.code, iss: result.iss, scope, resourceMetadataUrl });
+    if (outcome !== 'AUTHORIZED') throw new Error('the authorization code was not accepted');
+  } catch (err) {
+    return `exchanging the authorization code failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  backend.log?.info({ backend: backend.name }, 'OAuth authorization completed');
+  return undefined;
 }
 
 async function notReady(): Promise<CallbackOutcome> {

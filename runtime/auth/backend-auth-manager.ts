@@ -97,7 +97,7 @@ export class BackendAuthManager extends EventEmitter<BackendAuthEvents> implemen
       this.renewMachineToken(name, entry);
       return { authorization_url: null };
     }
-    const url = await entry.pending.start(entry.backend, this.flowTimeoutMs, (failure) =>
+    const url = await entry.pending.start(entry.backend, { timeoutMs: this.flowTimeoutMs }, (failure) =>
       failure === undefined ? this.emit('reauthenticated', name) : this.emit('reauth_failed', name, failure),
     );
     return { authorization_url: url };

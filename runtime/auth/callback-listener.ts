@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
+import type { ResumableFlow } from './pending-sign-in-store.js';
 
 export const DEFAULT_CALLBACK_PATH = '/callback';
 
@@ -34,7 +35,20 @@ export interface CallbackListenerOptions {
   onCallback: (result: CallbackResult) => Promise<CallbackOutcome>;
 }
 
-export class CallbackListener {
+/** Where a flow's browser comes back: this loopback listener, or the gateway's own route (./sign-in-callbacks.ts). */
+export interface CallbackReceiver {
+  /** The redirect URI of the flow. */
+  readonly redirectUrl: string;
+  /** Told once the authorization URL is known, with what another process would need to finish the flow. */
+  started?(flow: ResumableFlow): Promise<void>;
+  /** The flow ended: nothing comes back here any more. */
+  close(): Promise<void>;
+}
+
+/** Opens the receiver of one flow (default: a loopback listener, CallbackListener.open). */
+export type OpenCallbackReceiver = (opts: CallbackListenerOptions) => Promise<CallbackReceiver>;
+
+export class CallbackListener implements CallbackReceiver {
   private handled = false;
 
   private constructor(
@@ -113,15 +127,23 @@ function sameState(got: string | null, expected: string): boolean {
 }
 
 function page(res: ServerResponse, status: number, backend: string, title: string, message: string): void {
-  const body = `<!doctype html>
+  res.writeHead(status, CALLBACK_PAGE_HEADERS);
+  res.end(callbackPage(backend, title, message));
+}
+
+/** The headers of the page a browser lands on at the end of a sign-in. */
+export const CALLBACK_PAGE_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } as const;
+
+/** The small page a browser lands on at the end of a sign-in: every value escaped. */
+export function callbackPage(backend: string | undefined, title: string, message: string): string {
+  const about = backend === undefined ? '' : `Backend <strong>${escapeHtml(backend)}</strong>: `;
+  return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · MCP gateway</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto">
 <h1>${escapeHtml(title)}</h1>
-<p>Backend <strong>${escapeHtml(backend)}</strong>: ${escapeHtml(message)}</p>
+<p>${about}${escapeHtml(message)}</p>
 </body></html>
 `;
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-  res.end(body);
 }
 
 function escapeHtml(text: string): string {

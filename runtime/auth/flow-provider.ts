@@ -14,6 +14,7 @@
  */
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import type { OAuthBackendState } from './oauth-backend-state.js';
+import type { PendingSignIn, ResumableFlow } from './pending-sign-in-store.js';
 import { GatewayOAuthProvider } from './provider-base.js';
 
 export class FlowOAuthProvider extends GatewayOAuthProvider {
@@ -29,6 +30,26 @@ export class FlowOAuthProvider extends GatewayOAuthProvider {
     private readonly flowState: string,
   ) {
     super(backend);
+  }
+
+  /** The provider of a flow another replica started, to exchange its code here (./pending-sign-in-store.ts). */
+  static resumed(backend: OAuthBackendState, flow: PendingSignIn): FlowOAuthProvider {
+    const provider = new FlowOAuthProvider(backend, flow.redirect_uri, '');
+    provider.saveCodeVerifier(flow.verifier);
+    provider.client = flow.client;
+    provider.discovery = flow.discovery;
+    return provider;
+  }
+
+  /** What another replica needs to exchange this flow's code; called once the authorization URL is known. */
+  resumable(scope: string | undefined, resourceMetadataUrl: URL | undefined): ResumableFlow {
+    return {
+      verifier: this.codeVerifier(),
+      ...(this.client ? { client: this.client } : {}),
+      ...(this.discovery ? { discovery: this.discovery } : {}),
+      ...(scope !== undefined ? { scope } : {}),
+      ...(resourceMetadataUrl ? { resource_metadata_url: resourceMetadataUrl.href } : {}),
+    };
   }
 
   get redirectUrl(): string {

@@ -5,7 +5,7 @@
  * The flow is released before its end is told, so a start made after it
  * ended begins a new one.
  */
-import { AuthorizationFlow } from './authorization-flow.js';
+import { AuthorizationFlow, type AuthorizationFlowOptions } from './authorization-flow.js';
 import type { OAuthBackendState } from './oauth-backend-state.js';
 
 /** Told once per flow: undefined when tokens were stored, else why not (one sentence). */
@@ -21,9 +21,9 @@ export class PendingFlow {
   }
 
   /** Starts a flow, or joins the pending one; resolves with its authorization URL. `ended` is called only for a flow this call started. */
-  async start(backend: OAuthBackendState, timeoutMs: number, ended: FlowEnded): Promise<string> {
+  async start(backend: OAuthBackendState, opts: AuthorizationFlowOptions, ended: FlowEnded): Promise<string> {
     if (this.flow) return this.flow.authorizationUrl;
-    this.starting ??= AuthorizationFlow.start(backend, { timeoutMs })
+    this.starting ??= AuthorizationFlow.start(backend, opts)
       .then((flow) => {
         this.adopt(flow, ended);
         return flow;
@@ -36,6 +36,11 @@ export class PendingFlow {
 
   cancel(reason: string): void {
     this.flow?.cancel(reason);
+  }
+
+  /** Another replica finished the pending flow (`failure` unset: tokens stored): it ends here too. */
+  endedElsewhere(failure?: string): void {
+    this.flow?.endedElsewhere(failure);
   }
 
   private adopt(flow: AuthorizationFlow, ended: FlowEnded): void {

@@ -4,9 +4,11 @@
  * carry that user's token. It is the gateway-wide outgoing OAuth
  * (BackendAuthManager) keyed by backend and user instead of by backend:
  * the same OAuthBackendState, connection provider (refresh before expiry),
- * AuthorizationFlow (PKCE, loopback callback) and PendingFlow, over a
- * per-user store (UserTokenSlot) sealed in the vault (files, or Redis with
- * shared sessions).
+ * AuthorizationFlow (PKCE) and PendingFlow, over a per-user store
+ * (UserTokenSlot) sealed in the vault (files, or Redis with shared
+ * sessions). The browser comes back to the gateway's own route when
+ * `server.public_url` is set (./sign-in-callbacks.ts: any replica finishes
+ * the sign-in), else to a loopback listener on the gateway's machine.
  *
  * - `authorizationFor(backend, spec, user)`: the `Authorization` of this
  *   user's call; without a usable token, a sign-in flow is started (or
@@ -23,6 +25,11 @@ import type { Logger } from '../observability/logging/logger.js';
 import type { Redactor } from '../observability/logging/redactor.js';
 import { DEFAULT_FLOW_TIMEOUT_MS } from './backend-auth-manager.js';
 import { ConnectionOAuthProvider } from './connection-provider.js';
+import { AUTHORIZED, exchangeCode } from './authorization-flow.js';
+import type { CallbackOutcome, CallbackResult, OpenCallbackReceiver } from './callback-listener.js';
+import { FlowOAuthProvider } from './flow-provider.js';
+import { MemoryPendingSignInStore, type PendingSignIn, type PendingSignInStore, type SignInEnded } from './pending-sign-in-store.js';
+import { SignInCallbacks } from './sign-in-callbacks.js';
 import { ReauthNotSupportedError, TokenUnavailableError, UserAuthorizationRequiredError } from './errors.js';
 import { OAuthBackendState, type OAuthSpec } from './oauth-backend-state.js';
 import { PendingFlow } from './pending-flow.js';
@@ -37,6 +44,12 @@ export interface UserSignInsOptions {
   redactor: Redactor;
   log?: Logger;
   flowTimeoutMs?: number;
+  /** Where sign-ins coming back to the gateway wait (default: this process's memory). */
+  pending?: PendingSignInStore;
+  /** `server.public_url` of the running config: set, the browser comes back to the gateway's route. */
+  publicUrl?: () => string | undefined;
+  /** A backend's spec in the running config: a sign-in another replica started is finished with it. */
+  specOf?: (name: string) => BackendSpec | undefined;
 }
 
 export interface UserSignInEvents {
@@ -46,6 +59,8 @@ export interface UserSignInEvents {
   signed_in: [backend: string, user: string];
   /** The user's flow ended without tokens; `reason` is one sentence. */
   sign_in_failed: [backend: string, user: string, reason: string];
+  /** The backend answered 401 to the user's token: it was dropped (the user's next sign-in follows). */
+  token_refused: [backend: string, user: string];
 }
 
 interface Entry {
@@ -59,10 +74,16 @@ export class UserSignIns extends EventEmitter<UserSignInEvents> {
   /** An evicted user's pending flow lives on: its tokens land in the vault through its own slot. */
   private readonly entries = new LRUCache<string, Entry>({ max: MAX_USERS });
   private readonly flowTimeoutMs: number;
+  private readonly pending: PendingSignInStore;
+  /** The sign-ins that come back to the gateway's route (`GET /oauth/callback`). */
+  readonly callbacks: SignInCallbacks;
 
   constructor(private readonly opts: UserSignInsOptions) {
     super();
     this.flowTimeoutMs = opts.flowTimeoutMs ?? DEFAULT_FLOW_TIMEOUT_MS;
+    this.pending = opts.pending ?? new MemoryPendingSignInStore();
+    this.callbacks = new SignInCallbacks(this.pending, (record, result) => this.resume(record, result), this.flowTimeoutMs);
+    this.pending.onEnded((ended) => this.endedElsewhere(ended));
   }
 
   /** Resolves once this user's sign-in to the backend stored tokens; rejects when it fails or `signal` aborts. */
@@ -138,14 +159,35 @@ export class UserSignIns extends EventEmitter<UserSignInEvents> {
     return this.opts.vault.delete(name, user);
   }
 
+  /**
+   * The backend refused `authorization` (401), sent for this user: that
+   * token is forgotten (in the vault too, so no replica sends it again),
+   * unless the user already holds another one. The caller then asks for
+   * the user's authorization again, which starts a sign-in as at first.
+   */
+  async tokenRefused(name: string, user: string, authorization: string): Promise<void> {
+    for (const entry of this.entries.values()) {
+      if (entry.slot.backend !== name || entry.slot.user !== user) continue;
+      await entry.slot.sync();
+      const held = entry.slot.tokens?.access_token;
+      if (held === undefined || `Bearer ${held}` !== authorization) continue;
+      entry.slot.clear();
+      await entry.slot.flushed();
+      this.emit('token_refused', name, user);
+    }
+  }
+
   /** Shutdown: pending flows are abandoned. */
   close(): void {
     for (const entry of this.entries.values()) entry.pending.cancel('the gateway is shutting down');
   }
 
   private async begin(name: string, entry: Entry, user: string): Promise<string> {
+    const publicUrl = this.opts.publicUrl?.();
+    const serverUrl = entry.backend.serverUrl.href;
+    const open: OpenCallbackReceiver | undefined = publicUrl ? async (o) => this.callbacks.receiver(publicUrl, serverUrl, user, o) : undefined;
     try {
-      return await entry.pending.start(entry.backend, this.flowTimeoutMs, (failure) => void this.ended(name, user, entry, failure));
+      return await entry.pending.start(entry.backend, { timeoutMs: this.flowTimeoutMs, open }, (failure) => void this.ended(name, user, entry, failure));
     } catch (err) {
       throw new TokenUnavailableError(name, `the sign-in of user '${user}' could not start: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -160,6 +202,45 @@ export class UserSignIns extends EventEmitter<UserSignInEvents> {
       return void this.emit('sign_in_failed', name, user, `the tokens could not be stored: ${err instanceof Error ? err.message : String(err)}`);
     }
     this.emit('signed_in', name, user);
+  }
+
+  /**
+   * The browser came back to this replica with the code of a sign-in
+   * another one started: exchanged here with what the record kept, stored in
+   * the shared vault, and announced so the starting replica stops waiting.
+   */
+  private async resume(record: PendingSignIn, result: CallbackResult): Promise<CallbackOutcome> {
+    const { backend: name, user } = record;
+    const spec = this.opts.specOf?.(name);
+    const obo = spec && userOAuthOf(spec);
+    if (!spec || spec.type === 'stdio' || !obo || new URL(spec.url).href !== record.server_url) {
+      return { ok: false, message: 'the backend was removed or reconfigured since this sign-in started; start it again.' };
+    }
+    const entry = this.entry(name, spec, obo, user);
+    await entry.slot.sync();
+    const provider = FlowOAuthProvider.resumed(entry.backend, record);
+    const resourceMetadataUrl = record.resource_metadata_url === undefined ? undefined : new URL(record.resource_metadata_url);
+    let failure = await exchangeCode(entry.backend, provider, result, record.scope, resourceMetadataUrl);
+    if (failure === undefined) {
+      failure = await entry.slot.flushed().then(
+        () => undefined,
+        (err: unknown) => `the tokens could not be stored: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    this.pending.announce({ backend: name, user, ...(failure !== undefined ? { failure } : {}) });
+    if (failure !== undefined) {
+      this.emit('sign_in_failed', name, user, failure);
+      return { ok: false, message: `${failure}.` };
+    }
+    this.emit('signed_in', name, user);
+    return AUTHORIZED;
+  }
+
+  /** Another replica finished this user's sign-in: a flow pending here ends as it did there. */
+  private endedElsewhere({ backend, user, failure }: SignInEnded): void {
+    for (const entry of this.entries.values()) {
+      if (entry.slot.backend === backend && entry.slot.user === user) entry.pending.endedElsewhere(failure);
+    }
   }
 
   /** One entry per backend config and user: another config (a reload) starts afresh, with the same vault. */

@@ -35,7 +35,7 @@ import { RpcCode } from '../../schemas/json-rpc-codes.js';
 import type { BackendTransport, TransportHooks } from '../transports/backend-transport.js';
 import type { ContainerRef } from '../../schemas/records.js';
 import { emptyCatalog, setCatalogList, shorterListTtl, type BackendCatalog, type CatalogKind, type LoadedList } from './backend-catalog.js';
-import { toBackendError, connectFailureMessage } from './backend-errors.js';
+import { toBackendError, connectFailureMessage, isUnauthorizedAnswer } from './backend-errors.js';
 import { CALLER_METHODS, type CallerCredentials } from './caller-credentials.js';
 import { StderrTail } from './stderr-tail.js';
 import { ListenStream } from './listen-stream.js';
@@ -308,12 +308,21 @@ export class BackendConnection extends EventEmitter<BackendConnectionEvents> {
       if (MAY_NEED_INPUT.has(method)) options.allowInputRequired = true;
       if (method === 'tools/call') options.headers = this.headerParams.headersFor(params);
     }
-    if (this.credentials && CALLER_METHODS.has(method)) {
+    const credentials = this.credentials && CALLER_METHODS.has(method) ? this.credentials : undefined;
+    let sent: string | undefined;
+    if (credentials) {
       // Before the try: a caller without a token, or a refused exchange, is this caller's error, never the connection's.
-      options.headers = { ...options.headers, authorization: await this.credentials.authorizationFor(opts.caller) };
+      sent = await credentials.authorizationFor(opts.caller);
+      options.headers = { ...options.headers, authorization: sent };
     }
     try {
-      return (await client.request({ method, params }, PASSTHROUGH, options)) as JsonObject;
+      return (await client.request({ method, params }, PASSTHROUGH, options).catch(async (err: unknown) => {
+        // The backend refused the caller's token (401): this caller's token is dropped and the call made once more with
+        // another, or refused as a first sign-in is; the connection and the other callers are not concerned.
+        if (sent === undefined || !credentials?.refused || !isUnauthorizedAnswer(err)) throw err;
+        options.headers = { ...options.headers, authorization: await credentials.refused(opts.caller, sent) };
+        return client.request({ method, params }, PASSTHROUGH, options);
+      })) as JsonObject;
     } catch (err) {
       const auth = findAuthorizationRequired(err);
       // A missing scope (step-up) fails only the calls that need it: the operator is told, the backend serves on.

@@ -51,3 +51,8 @@ export function connectFailureMessage(err: unknown): string {
   if (body === '' || message.includes(body)) return message;
   return `${message}: ${body.length > BODY_QUOTE_MAX ? `${body.slice(0, BODY_QUOTE_MAX)}…` : body}`;
 }
+
+/** Whether the backend answered a request with HTTP 401: the token it carried is refused. */
+export function isUnauthorizedAnswer(err: unknown): boolean {
+  return err instanceof SdkHttpError && err.data.status === 401;
+}

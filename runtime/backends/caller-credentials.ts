@@ -17,6 +17,13 @@ import { CallerTokenRequiredError, UserIdentityRequiredError } from '../auth/err
 export interface CallerCredentials {
   /** The `Authorization` value for this caller's request; rejects (typed) when there is none to give. */
   authorizationFor(caller: CallerContext | undefined): Promise<string>;
+  /**
+   * The backend answered 401 to `authorization`, sent for this caller: that
+   * token is dropped, and this resolves with another to try once more, or
+   * rejects with what a caller without one gets (a user_oauth user is asked
+   * to sign in again, as at first). Absent: the 401 stands.
+   */
+  refused?(caller: CallerContext | undefined, authorization: string): Promise<string>;
 }
 
 /** The methods made for a caller; everything else the connection sends for itself. */
@@ -37,6 +44,12 @@ export function callerCredentials(backend: string, spec: BackendSpec, sources: C
       authorizationFor(caller) {
         const user = caller?.userId;
         if (user === undefined) return Promise.reject(new UserIdentityRequiredError(backend));
+        return sources.signIns.authorizationFor(backend, spec, signIn, user);
+      },
+      async refused(caller, authorization) {
+        const user = caller?.userId;
+        if (user === undefined) throw new UserIdentityRequiredError(backend);
+        await sources.signIns.tokenRefused(backend, user, authorization);
         return sources.signIns.authorizationFor(backend, spec, signIn, user);
       },
     };

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../observability/logging/logger.js';
 import { ClusterBus } from './cluster-bus.js';
+import { RedisPendingSignIns } from './redis-pending-sign-ins.js';
 import { decodeMessage, encodeMessage, type ClusterMessage } from './cluster-messages.js';
 import { RedisConnection } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
@@ -80,6 +81,11 @@ export class RedisCluster {
   /** The per-user OAuth tokens, sealed with `key` (runtime/auth/user-token-vault.ts). */
   userTokens(key: () => Buffer): RedisUserTokenVault {
     return new RedisUserTokenVault(this.connection.commands, this.keys, key, this.log);
+  }
+
+  /** Users' pending sign-ins (`server.public_url`), sealed with `key` like their tokens. */
+  pendingSignIns(key: () => Buffer): RedisPendingSignIns {
+    return new RedisPendingSignIns(this.connection.commands, this.bus, this.keys, this.tag, key, this.log);
   }
 
   /** Tells every replica. */

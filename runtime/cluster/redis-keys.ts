@@ -55,6 +55,16 @@ export class RedisKeys {
     return `${this.prefix}:user-tokens:${backend}`;
   }
 
+  /** A user's pending sign-in (`server.public_url`), by the SHA-256 of its `state`: sealed, taken once, expires with the flow. */
+  pendingSignIn(stateDigest: string): string {
+    return `${this.prefix}:sign-in:${stateDigest}`;
+  }
+
+  /** Where the replica a browser came back to says that a user's sign-in ended (JSON `{ from, backend, user, failure? }`). */
+  get signInsEnded(): string {
+    return `${this.prefix}:sign-ins-ended`;
+  }
+
   /** What every replica hears: ended sessions, cancellations, changed session fields. */
   get bus(): string {
     return `${this.prefix}:bus`;

@@ -32,6 +32,10 @@ export interface ClusterOptions {
   plugins?: unknown[];
   /** The config's `incoming_auth` (client authentication). */
   incomingAuth?: Record<string, unknown>;
+  /** A replica's port by its id (`r1`, …); else a free one. */
+  ports?: Record<string, number>;
+  /** Added to every replica's environment (e.g. the shared GATEWAY_SECRETS_KEY). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export class Cluster {
@@ -41,7 +45,7 @@ export class Cluster {
   private readonly dir = mkdtempSync(join(tmpdir(), 'gw-cluster-'));
   private readonly configPath = join(this.dir, 'config.yaml');
 
-  private constructor(opts: ClusterOptions) {
+  private constructor(private readonly opts: ClusterOptions) {
     const config = {
       // A short drain: a replica stopped at the end of a test need not wait the default's health checks out.
       server: { host: '127.0.0.1', port: 0, shutdown_drain_s: 0.5, ...opts.server },
@@ -77,9 +81,9 @@ export class Cluster {
 
   async startReplica(id: string): Promise<Replica> {
     const process_ = await startGatewayCli({
-      args: ['--config', this.configPath, '--port', '0', '--log-format', 'json', '--log-level', 'info'],
+      args: ['--config', this.configPath, '--port', String(this.opts.ports?.[id] ?? 0), '--log-format', 'json', '--log-level', 'info'],
       cwd: this.dir,
-      env: { ...process.env, GATEWAY_REPLICA_ID: id, GATEWAY_STATE_DIR: join(this.dir, `state-${id}`) },
+      env: { ...process.env, ...this.opts.env, GATEWAY_REPLICA_ID: id, GATEWAY_STATE_DIR: join(this.dir, `state-${id}`) },
       // Several replicas start at once, each with its backends: on a loaded machine that takes a while.
       timeoutMs: 60_000,
     });

@@ -17,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
@@ -26,7 +25,7 @@ import { startAuthorizationServer, type RunningAuthorizationServer } from '../..
 import { authorizeInBrowser, launchChromium, type HeadlessBrowser } from '../../../helpers/chromium.js';
 import { CLIENT_BIN, runBin } from '../../../helpers/cli-run.js';
 import { repoRoot } from '../../../fixtures/spawn.js';
-import { startWhoamiBackend, type WhoamiBackend } from '../../../fixtures/whoami-backend.js';
+import { startJwtWhoamiBackend, type WhoamiBackend } from '../../../fixtures/whoami-backend.js';
 import { modernToolCall } from '../../../helpers/modern-call.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -41,16 +40,7 @@ type VerifyingBackend = WhoamiBackend;
  * answers with the verified claims of the token its call carried: signed by
  * that server, for this backend (audience).
  */
-function startVerifyingBackend(as: RunningAuthorizationServer): Promise<VerifyingBackend> {
-  const jwks = createRemoteJWKSet(new URL(`${as.issuer}/jwks`));
-  return startWhoamiBackend(
-    async (token, url) => {
-      const { payload } = await jwtVerify(token, jwks, { issuer: as.issuer, audience: url });
-      return { sub: payload.sub, aud: payload.aud };
-    },
-    { authorizationServer: as.issuer },
-  );
-}
+const startVerifyingBackend = (as: RunningAuthorizationServer): Promise<VerifyingBackend> => startJwtWhoamiBackend(as.issuer);
 
 /** What a call that needs a sign-in rejects with: the JSON-RPC error's message and data. */
 async function signInAsked(client: Client): Promise<{ message: string; data: Record<string, unknown> }> {
@@ -333,6 +323,26 @@ describe('a backend acting for each user through per-user sign-in (user_oauth)',
     expect(JSON.parse(text(answer))).toEqual({ sub: 'hank', aud: backend.url });
     expect(browsing).toHaveLength(1);
     await Promise.all(browsing);
+  });
+
+  it("a backend's 401 for a user's token drops it: that user is asked to sign in again as at first, an event says so, others are served", async () => {
+    const hank = await clientOf('hank');
+    expect(JSON.parse(text(await hank.callTool({ name: 'records_whoami' }))).sub).toBe('hank');
+    const hanks = backend.seen.at(-1)!;
+    backend.refuse(hanks);
+    const asked = await signInAsked(hank);
+    expect(asked.data).toMatchObject({ error: 'user_authorization_required', reason: 'user_authorization_required', user: 'hank' });
+    expect(asked.data.authorization_url).toMatch(new RegExp(`^${as.issuer}/auth\\?`));
+    const event = await h.waitForEvent((e) => e.stage === 'token_refused' && e.details.user === 'hank');
+    expect(event.message).not.toContain(hanks);
+    await h.waitForEvent((e) => e.stage === 'authorization_required' && e.details.user === 'hank');
+    // Refused once: the dropped token is not sent again.
+    expect(backend.refusals()).toBe(1);
+    expect((await signInAsked(hank)).data.authorization_url).toBe(asked.data.authorization_url);
+    expect(backend.refusals()).toBe(1);
+    // gina, who signed in before, is served with her own token.
+    const gina = await modernToolCall(h.url, { name: 'records_whoami', arguments: {} }, { token: await idp.userToken('gina') });
+    expect(JSON.parse(text(gina.result))).toEqual({ sub: 'gina', aud: backend.url });
   });
 });
 
