@@ -7,7 +7,14 @@
  *     --strace: no CPU profile; count the gateway's system calls instead (strace -f -c)
  *     --perf: no CPU profile; sample the gateway on-CPU with perf (user space, JS frames via --perf-basic-prof)
  *     --v2=pin-2026-07-28 | --v2=legacy: /mcp called by the SDK's v2 client, pinned to 2026-07-28 or at 2025-11-25 (mcp-sdk-* targets)
+ *     --interval=US: the CPU profile's sampling interval (default 1000 µs: too few samples to tell two builds' per-call
+ *       costs apart function by function; 250 gives four times as many)
  *   node dist/bench/profile.js --summarize FILE [skip-ms]
+ *
+ * The summary covers the measured phase only (its samples are picked by the
+ * monotonic clock V8's profiler and process.hrtime share), and gives each
+ * line in µs per call as well; the line `phase: FROM TO CALLS` says which
+ * window that was, for comparing two profiles.
  *
  * Runs the gateway with `--cpu-prof`, drives the echo load at it, stops it
  * gracefully (the profile is written on exit) and prints where its CPU went:
@@ -51,8 +58,16 @@ function bucketOf(url: string, fn: string): string {
   return dist >= 0 ? url.slice(dist + 6) : url;
 }
 
-/** `skipMs`: samples in the first milliseconds of the profile (start-up) are left out. */
-export function summarize(file: string, skipMs = 0, top = 35): string {
+/** Which samples a summary counts: after `skipMs` of the profile, or between two monotonic instants (µs); per call if `calls`. */
+export interface SampleWindow {
+  skipMs?: number;
+  fromUs?: number;
+  toUs?: number;
+  calls?: number;
+}
+
+export function summarize(file: string, window: SampleWindow = {}, top = 35): string {
+  const { skipMs = 0, fromUs = -Infinity, toUs = Infinity, calls } = window;
   const prof = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -68,7 +83,8 @@ export function summarize(file: string, skipMs = 0, top = 35): string {
   for (let i = 0; i < prof.samples.length; i++) {
     const dt = prof.timeDeltas[i] ?? 0;
     elapsed += dt;
-    if (elapsed < skipMs * 1000) continue;
+    const at = prof.startTime + elapsed;
+    if (elapsed < skipMs * 1000 || at < fromUs || at > toUs) continue;
     const node = byId.get(prof.samples[i])!;
     const fn = node.callFrame.functionName;
     if (fn === '(idle)') {
@@ -92,10 +108,11 @@ export function summarize(file: string, skipMs = 0, top = 35): string {
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${(v / 1000).toFixed(0).padStart(6)} ms  ${k}`)
+      .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${(v / 1000).toFixed(0).padStart(6)} ms${perCall(v)}  ${k}`)
       .join('\n');
+  const perCall = (us: number) => (calls ? `  ${(us / calls).toFixed(1).padStart(7)} µs/call` : '');
   return [
-    `busy ${(total / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms`,
+    `busy ${(total / 1000).toFixed(0)} ms${perCall(total)}, idle ${(idle / 1000).toFixed(0)} ms`,
     '\n## self time by package / file',
     rows(buckets, 25),
     '\n## top functions, self time',
@@ -120,7 +137,7 @@ const strip = (text: string) =>
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === '--summarize') {
-    console.log(summarize(args[1], Number(args[2] ?? 0)));
+    console.log(summarize(args[1], { skipMs: Number(args[2] ?? 0) }));
     return;
   }
   const strace = args.includes('--strace');
@@ -138,12 +155,12 @@ async function main(): Promise<void> {
   const sdkBackends = target.includes('sdk');
   const backend = await startHttpBackend('h', sdkBackends ? 'sdk' : 'bench');
   const stdio = sdkBackends ? sdkStdioCmd('s') : backendCmd(['--name', 's']);
-  const spawnedAt = performance.now();
-  const nodeArgs = strace ? [] : perf ? ['--perf-basic-prof-only-functions'] : ['--cpu-prof', '--cpu-prof-dir', profDir];
+  const interval = args.find((a) => a.startsWith('--interval='))?.slice('--interval='.length);
+  const sampling = interval ? [`--cpu-prof-interval=${Number(interval)}`] : [];
+  const nodeArgs = strace ? [] : perf ? ['--perf-basic-prof-only-functions'] : ['--cpu-prof', '--cpu-prof-dir', profDir, ...sampling];
   const gw = await startGateway('profile', { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...stdio } }, {}, nodeArgs);
   const lg = new LoadGen(1);
-  // Leave start-up, session set-up and warm-up out of the summary.
-  const skipMs = performance.now() - spawnedAt + 1500;
+  let phase: SampleWindow | undefined;
   let tracer: Proc | undefined;
   try {
     const viaSse = target.startsWith('sse-');
@@ -164,6 +181,9 @@ async function main(): Promise<void> {
     if (perf) tracer = startProcess('perf', 'perf', ['record', '-e', 'cpu-clock:u', '-F', '1999', '-g', '-o', perfData, '-p', String(gw.proc.pid)]);
     if (tracer) await sleep(500);
     const row = await loadPhase(lg, t, clients, undefined, Number(seconds));
+    // The measured phase (start-up, session set-up and warm-up left out): it ended just now and lasted calls ÷ rate.
+    const endUs = Number(process.hrtime.bigint() / 1000n);
+    phase = { fromUs: endUs - (row.calls / row.calls_per_s) * 1e6, toUs: endUs, calls: row.calls };
     console.log(JSON.stringify(row));
     if (tracer) {
       tracer.child.kill('SIGINT');
@@ -188,7 +208,9 @@ async function main(): Promise<void> {
   if (strace || perf) return;
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile written in ${profDir}`);
-  console.log(summarize(join(profDir, file), skipMs));
+  if (!phase) throw new Error('the load phase did not finish');
+  console.log(`phase: ${phase.fromUs?.toFixed(0)} ${phase.toUs?.toFixed(0)} ${phase.calls}`);
+  console.log(summarize(join(profDir, file), phase));
   console.log(`\nprofile: ${join(profDir, file)}`);
 }
 

@@ -167,8 +167,11 @@ export class StatelessRounds {
       held.attached = false;
     }
     if (turn.kind !== 'input') {
-      this.held.delete(call.id);
-      if (call.round > 0) this.ended.set(call.id, Date.now() + this.limits().inputTimeoutMs);
+      // Only a call that asked for input was held (and has an id to remember).
+      if (call.round > 0) {
+        this.held.delete(call.id);
+        this.ended.set(call.id, Date.now() + this.limits().inputTimeoutMs);
+      }
       if (turn.kind === 'error') {
         const signIn = signInNeeded(turn.error, req.capabilities);
         if (signIn) return this.askToSignIn(req, signIn, call.round + 1, held.record);

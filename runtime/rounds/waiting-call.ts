@@ -44,7 +44,7 @@ interface Pending extends OpenQuestion {
 }
 
 export class WaitingCall {
-  readonly id = randomUUID();
+  private key?: string;
   /** Rounds of input asked for so far. */
   round = 0;
   /** Answers given so far, in the order the backend asked. */
@@ -62,6 +62,11 @@ export class WaitingCall {
     /** Answers from an earlier run of this call, to give the backend again without asking (empty: a first run). */
     private readonly replay: GivenAnswer[] = [],
   ) {}
+
+  /** The call's id, made when first asked for: only a call that waits for its client needs one (most never do). */
+  get id(): string {
+    return (this.key ??= randomUUID());
+  }
 
   /** Cancels the backend's call when aborted. */
   get signal(): AbortSignal {
