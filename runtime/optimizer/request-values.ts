@@ -51,6 +51,7 @@ function kindOf(token: string): readonly string[] | undefined {
   const dotted = /^[\w-]+(\.[\w-]+)+$/.test(head) ? head.split('.') : undefined;
   if (dotted && HOST_SUFFIXES.has(dotted.at(-1)!.toLowerCase()) && !FILE_EXTENSIONS.has(dotted.at(-1)!.toLowerCase())) return ['url'];
   const last = token.split('/').at(-1)!;
+  if (/^\p{Lu}\p{L}*\.js$/u.test(last)) return undefined; // Node.js, Next.js, Vue.js: a library, not a file
   const extension = /^[\w-]*\.([a-z0-9]{1,8})$/i.exec(last)?.[1]?.toLowerCase();
   if (extension && FILE_EXTENSIONS.has(extension)) return ['file'];
   if (/^(~|\.{1,2})?\/[\w.~-]/.test(token)) return ['path'];

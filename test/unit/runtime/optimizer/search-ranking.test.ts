@@ -126,6 +126,7 @@ describe('what a tool does against what the request asks (real catalogs: filesys
       ['ann@example.org', 'email'],
     ]);
     expect(values('run document.title in the page and add two numbers')).toEqual([]);
+    expect(values('the docs of Next.js for routing, e.g. the app router')).toEqual([]);
   });
 });
 
