@@ -42,6 +42,9 @@ const NONE: SearchSteps = {
   vectors: false,
   actions: false,
   safety: false,
+  values: false,
+  firstSentence: false,
+  sameAction: false,
 };
 
 /** Plain BM25, then one step more per row (the order the search applies them in); the tuning row is the gateway's numbers before word vectors. */
@@ -55,7 +58,10 @@ export const LADDER: Array<[string, Partial<SearchSteps>, SearchTuning?]> = [
   ['+ tuning (BM25, first 60 words, rare words expanded) = the lexical search', {}, DEFAULT_TUNING],
   ['+ word vectors (each request word meets its closest tool word; fused with BM25)', { vectors: true }, DEFAULT_TUNING],
   ['+ action words (count half; a tool doing more harm than asked ranks lower)', { actions: true }, DEFAULT_TUNING],
-  ['+ near ties to read-only and non-destructive tools = the gateway', { safety: true }, DEFAULT_TUNING],
+  ['+ near ties to read-only and non-destructive tools', { safety: true }, DEFAULT_TUNING],
+  ['+ values read as their kind (draft.md a file, github.com/x/y a URL; their own words count little)', { values: true }, DEFAULT_TUNING],
+  ['+ the first sentence of the description as a field of its own', { firstSentence: true }, DEFAULT_TUNING],
+  ['+ the tool doing the action asked ranks a little higher = the gateway', { sameAction: true }, DEFAULT_TUNING],
 ];
 
 const STEP_NAMES: Array<[string, Array<keyof SearchSteps>]> = [
@@ -67,6 +73,9 @@ const STEP_NAMES: Array<[string, Array<keyof SearchSteps>]> = [
   ['word vectors', ['vectors']],
   ['action words', ['actions']],
   ['safety tie-break', ['safety']],
+  ['values read as their kind', ['values']],
+  ['first sentence field', ['firstSentence']],
+  ['same action ranks higher', ['sameAction']],
 ];
 
 export interface Evaluation {

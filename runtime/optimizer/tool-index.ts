@@ -13,6 +13,7 @@ import { expansionsOf } from './synonyms.js';
 import type { WordVectors } from './word-vectors.js';
 import { HARM, actionOf, type Action } from './actions.js';
 import { safetyOf } from './safety.js';
+import { requestParts } from './request-values.js';
 import { DEFAULT_SEMANTIC_TUNING, SemanticMatcher, type SemanticTuning, type ToolWords } from './semantic-match.js';
 
 /** One tool as the index sees it. */
@@ -50,6 +51,12 @@ export interface SearchSteps extends AnalysisSteps {
   actions: boolean;
   /** Near ties go to read-only, then non-destructive tools (their annotations, safety.ts). */
   safety: boolean;
+  /** A value in the request (a file name, URL, path, owner/name, hash, number: request-values.ts) is read as its kind; its own words count little. */
+  values: boolean;
+  /** The description's first sentence (what the tool does) is a field of its own, weighted above the rest of the description. */
+  firstSentence: boolean;
+  /** A tool whose name does the action the request asks for ranks a little higher (the verb agrees as well as the object). */
+  sameAction: boolean;
 }
 
 export const ALL_SEARCH_STEPS: SearchSteps = {
@@ -61,9 +68,12 @@ export const ALL_SEARCH_STEPS: SearchSteps = {
   vectors: true,
   actions: true,
   safety: true,
+  values: true,
+  firstSentence: true,
+  sameAction: true,
 };
 
-const FIELDS = ['name', 'title', 'description', 'args', 'backend'] as const;
+const FIELDS = ['name', 'title', 'summary', 'description', 'args', 'backend'] as const;
 type Field = (typeof FIELDS)[number];
 
 /** The numbers of the ranking (the bench tries others on the tuning half of its requests). */
@@ -93,10 +103,14 @@ export interface SearchTuning {
   /** Only a tool whose action does more harm than the one asked for ranks lower (actions.ts HARM). */
   harmOnly: boolean;
   semantic: SemanticTuning;
+  /** How much more a tool whose name does the action asked for counts (a share of its score). */
+  sameActionBonus: number;
+  /** The weight of a value's own words ("draft" and "md" of draft.md); the words of its kind count fully. */
+  valueWordWeight: number;
 }
 
 export const DEFAULT_TUNING: SearchTuning = {
-  fieldWeights: { name: 3, title: 2, description: 1, args: 0.5, backend: 1.5 },
+  fieldWeights: { name: 3, title: 2, summary: 1.5, description: 1, args: 0.5, backend: 1.5 },
   expansionWeight: 0.6,
   // Classic BM25 (no BM25+ floor): a word matched once in a long text should not count for much.
   bm25: { k: 1.2, b: 0.75, d: 0 },
@@ -108,6 +122,8 @@ export const DEFAULT_TUNING: SearchTuning = {
   harmOnly: true,
   safetyMargin: 0.05,
   semantic: DEFAULT_SEMANTIC_TUNING,
+  sameActionBonus: 0.1,
+  valueWordWeight: 0.3,
 };
 
 /** MiniSearch's own ranking, the whole description indexed, every typed word expanded: the bench's starting point. */
@@ -271,7 +287,8 @@ export class ToolIndex {
   private actionFactor(name: string, asked: ReadonlySet<Action>): number {
     if (!this.steps.actions || asked.size === 0) return 1;
     const does = this.entries.get(name)!.actions;
-    if (does.size === 0 || [...does].some((a) => asked.has(a))) return 1;
+    if ([...does].some((a) => asked.has(a))) return this.steps.sameAction ? 1 + this.tuning.sameActionBonus : 1;
+    if (does.size === 0) return 1;
     if (this.tuning.harmOnly && Math.max(...[...does].map((a) => HARM[a])) <= Math.max(...[...asked].map((a) => HARM[a]))) return 1;
     return 1 - this.tuning.actionConflictPenalty;
   }
@@ -287,12 +304,26 @@ export class ToolIndex {
 
   /** A request's words: each with its term (as the index stores words), its action if it names one, and its weight. */
   private analyse(query: string): Array<{ word: string; term: string; action?: Action; weight: number }> {
-    return splitWords(query).flatMap((word) => {
-      const term = termOf(word, this.steps);
-      if (term === null) return [];
-      const action = actionOf(word);
-      return [{ word, term, ...(action ? { action } : {}), weight: action && this.steps.actions ? this.tuning.actionWordWeight : 1 }];
-    });
+    const parts: Array<{ words: string[]; weight: number }> = this.steps.values
+      ? requestParts(query).flatMap((p) =>
+          'text' in p
+            ? [{ words: splitWords(p.text), weight: 1 }]
+            : [
+                { words: [...p.kind], weight: 1 },
+                { words: splitWords(p.value), weight: this.tuning.valueWordWeight },
+              ],
+        )
+      : [{ words: splitWords(query), weight: 1 }];
+    return parts.flatMap(({ words, weight }) =>
+      weight === 0
+        ? []
+        : words.flatMap((word) => {
+            const term = termOf(word, this.steps);
+            if (term === null) return [];
+            const action = actionOf(word);
+            return [{ word, term, ...(action ? { action } : {}), weight: weight * (action && this.steps.actions ? this.tuning.actionWordWeight : 1) }];
+          }),
+    );
   }
 
   /**
@@ -362,7 +393,7 @@ export class ToolIndex {
     const steps = this.steps;
     return new MiniSearch<IndexedTool>({
       idField: 'name',
-      fields: [...FIELDS],
+      fields: FIELDS.filter((f) => f !== 'summary' || steps.firstSentence),
       extractField: (doc, field) => fieldText(doc, field as Field, this.tuning.descriptionWords),
       tokenize: splitWords,
       processTerm: (word) => termOf(word, steps),
@@ -385,6 +416,8 @@ function fieldText(doc: IndexedTool, field: Field, descriptionWords: number): st
       return doc.name;
     case 'title':
       return doc.tool.title ?? doc.tool.annotations?.title ?? '';
+    case 'summary':
+      return firstSentence(doc.tool.description ?? '');
     case 'description':
       return firstWords(doc.tool.description ?? '', descriptionWords);
     case 'args':
@@ -407,6 +440,10 @@ function argumentText(schema: unknown, depth = 0): string {
   }
   if (s.items) parts.push(argumentText(s.items, depth + 1));
   return parts.filter(Boolean).join(' ');
+}
+
+function firstSentence(text: string): string {
+  return firstWords(text.split(/(?<=[.!?])\s|\n/)[0] ?? '', 40);
 }
 
 function firstWords(text: string, count: number): string {

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tool } from '@modelcontextprotocol/client';
 import { actionOf } from '../../../../runtime/optimizer/actions.js';
+import { requestParts } from '../../../../runtime/optimizer/request-values.js';
 import { findToolResult } from '../../../../runtime/optimizer/meta-tools.js';
 import { safetyLabel, safetyOf } from '../../../../runtime/optimizer/safety.js';
 import { SemanticMatcher } from '../../../../runtime/optimizer/semantic-match.js';
@@ -33,6 +34,14 @@ beforeAll(async () => {
   vectors = (await loadWordVectors())!;
 });
 
+/** A tool of backend `b` with only a description. */
+const described = (name: string, description: string): IndexedTool => ({
+  name,
+  tool: { name, description, inputSchema: { type: 'object' } },
+  backend: 'b',
+  group: 'g',
+});
+
 const top = (index: ToolIndex, query: string, limit = 3) => index.search(query, { limit }).map((m) => m.name);
 
 describe('the example config’s backends (everything, memory): the right tool first', () => {
@@ -54,6 +63,70 @@ describe('the example config’s backends (everything, memory): the right tool f
 
   it('a request to delete still finds the delete tool first', () => {
     expect(top(index, 'forget the observation that Bob likes tea')[0]).toBe('memory_delete_observations');
+  });
+});
+
+describe('what a tool does against what the request asks (real catalogs: filesystem, desktop, git, github, gitlab)', () => {
+  const build = (steps: Partial<typeof ALL_SEARCH_STEPS>, ...servers: string[]) => {
+    const index = new ToolIndex({ ...ALL_SEARCH_STEPS, ...steps }, DEFAULT_TUNING, vectors);
+    index.replace(servers.flatMap(catalog));
+    return index;
+  };
+
+  it('a value is read as its kind: "rename notes.txt" is about a file, not a GitLab draft note', () => {
+    const servers = ['filesystem', 'desktop', 'gitlab2'];
+    expect(top(build({}, ...servers), 'rename notes.txt to todo.txt')[0]).toMatch(/_move_file$/);
+    expect(top(build({ values: false }, ...servers), 'rename notes.txt to todo.txt')[0]).toBe('gitlab2_update_draft_note');
+    expect(top(build({}, ...servers, 'github'), 'show the contents of config.yaml')[0]).toMatch(/get_file_contents$/);
+    expect(top(build({ values: false }, ...servers, 'github'), 'show the contents of config.yaml')[0]).toBe('gitlab2_validate_ci_lint');
+  });
+
+  it('the tool whose name does the action asked comes before a safer one that only shares the object', () => {
+    const servers = ['git', 'gitlab2'];
+    expect(top(build({}, ...servers), 'delete the branch feature-x')[0]).toBe('gitlab2_delete_branch');
+    expect(top(build({ sameAction: false }, ...servers), 'delete the branch feature-x')[0]).toBe('git_git_branch');
+  });
+
+  it('the first sentence of a description says what the tool does: it counts more than words met later', () => {
+    const tools = [
+      described(
+        'dashboard',
+        'Opens the billing dashboard. From there you can look at invoices, invoice totals, invoice history, customers and email settings.',
+      ),
+      described('notify', 'Emails an invoice to a customer.'),
+    ];
+    const index = (firstSentence: boolean) => {
+      const i = new ToolIndex({ ...ALL_SEARCH_STEPS, vectors: false, firstSentence });
+      i.replace(tools);
+      return i;
+    };
+    expect(top(index(true), 'email the invoice')[0]).toBe('notify');
+    expect(top(index(false), 'email the invoice')[0]).toBe('dashboard');
+  });
+
+  it('values by their shape: URLs, hosts, files, paths, owner/name, hashes, numbers; words stay words', () => {
+    const values = (request: string) => requestParts(request).flatMap((p) => ('value' in p ? [[p.value, p.kind.join(' ')]] : []));
+    expect(values('rename draft.md to final.md')).toEqual([
+      ['draft.md', 'file'],
+      ['final.md', 'file'],
+    ]);
+    expect(values('send a GET to https://api.example.com/status?x=1, then clone github.com/foo/bar')).toEqual([
+      ['https://api.example.com/status?x=1', 'url'],
+      ['github.com/foo/bar', 'url'],
+    ]);
+    expect(values('find every .log file under /var or ~/logs in octo/app')).toEqual([
+      ['.log', 'file'],
+      ['/var', 'path'],
+      ['~/logs', 'path'],
+      ['octo/app', 'repository'],
+    ]);
+    expect(values('cherry-pick abc1234 into PR #31 for ann@example.org')).toEqual([
+      ['abc1234', 'commit'],
+      ['#31', ''],
+      ['ann@example.org', 'email'],
+    ]);
+    expect(values('run document.title in the page and add two numbers')).toEqual([]);
+    expect(values('the docs of Next.js for routing, e.g. the app router')).toEqual([]);
   });
 });
 
@@ -125,13 +198,11 @@ describe('actions', () => {
   });
 
   it('a tool doing more harm than asked ranks lower; one doing less does not', () => {
-    const t = (name: string, description: string): IndexedTool => ({
-      name,
-      tool: { name, description, inputSchema: { type: 'object' } },
-      backend: 'b',
-      group: 'g',
-    });
-    const tools = [t('delete_note', 'Notes about a contact'), t('add_note', 'Notes about a contact'), t('get_note', 'Notes about a contact')];
+    const tools = [
+      described('delete_note', 'Notes about a contact'),
+      described('add_note', 'Notes about a contact'),
+      described('get_note', 'Notes about a contact'),
+    ];
     const index = new ToolIndex({ ...ALL_SEARCH_STEPS, vectors: false });
     index.replace(tools);
     const save = top(index, 'save notes about a contact');
