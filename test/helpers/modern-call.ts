@@ -3,13 +3,15 @@
 export interface RawAnswer {
   result?: Record<string, any>;
   error?: { code: number; message: string; data?: any };
+  /** What came on the response stream before the answer (progress, log messages). */
+  notifications?: Array<{ method: string; params?: Record<string, any> }>;
 }
 
 /** POSTs the call with the revision's headers and `_meta` envelope; answers the JSON-RPC body (the last event of an SSE answer). */
 export async function modernToolCall(
   url: string,
   params: Record<string, unknown>,
-  opts: { token?: string; capabilities?: Record<string, unknown> } = {},
+  opts: { token?: string; capabilities?: Record<string, unknown>; progressToken?: string } = {},
 ): Promise<RawAnswer> {
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
@@ -31,18 +33,17 @@ export async function modernToolCall(
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientCapabilities': opts.capabilities ?? { elicitation: {} },
           'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          ...(opts.progressToken !== undefined ? { progressToken: opts.progressToken } : {}),
         },
       },
     }),
   });
   const text = await res.text();
-  // A slow answer comes as an SSE stream whose last event is the answer.
-  const json = text.startsWith('{')
-    ? text
-    : text
-        .split('\n')
-        .filter((l) => l.startsWith('data: '))
-        .at(-1)!
-        .slice(6);
-  return JSON.parse(json) as RawAnswer;
+  // A slow answer comes as an SSE stream whose last event is the answer, after the notifications.
+  if (text.startsWith('{')) return JSON.parse(text) as RawAnswer;
+  const events = text
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)) as Record<string, any>);
+  return { ...(events.at(-1) as RawAnswer), notifications: events.slice(0, -1).filter((e) => typeof e.method === 'string') as RawAnswer['notifications'] };
 }

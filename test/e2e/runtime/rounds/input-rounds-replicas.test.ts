@@ -26,7 +26,7 @@ import { Haproxy } from '../../../helpers/haproxy.js';
 import { RedisServer } from '../../../helpers/redis-server.js';
 import { stdioFixture } from '../../../fixtures/fixture-backend.js';
 import { waitFor } from '../../../helpers/wait.js';
-import { modernToolCall } from '../../../helpers/modern-call.js';
+import { modernToolCall, type RawAnswer } from '../../../helpers/modern-call.js';
 
 const MODERN = '2026-07-28';
 const MGMT = 'input-rounds-replicas-management-0123456789';
@@ -99,18 +99,23 @@ function records(file: string, _question: string): Array<Record<string, any>> {
     .filter((r) => r.target?.capability_name === 'fx_elicit');
 }
 
-/** Starts the call on r1 and repeats it on r2; answers what r2 answered. */
+/** Starts the call on r1 and repeats it on r2 (asking for progress there); answers what r2 answered. */
 async function acrossReplicas(bed: Bed, question: string) {
   const params = { name: 'fx_elicit', arguments: { question } };
   const first = await rawCall(bed.replicas[0]!.url, params);
   expect(first.result?.resultType).toBe('input_required');
   const [key] = Object.keys(first.result!.inputRequests as object);
-  return rawCall(bed.replicas[1]!.url, {
+  const repeat = {
     ...params,
     inputResponses: { [key!]: { action: 'accept', content: { answer: question } } },
     requestState: first.result!.requestState,
-  });
+  };
+  return modernToolCall(bed.replicas[1]!.url, repeat, { progressToken: `progress-${question}` });
 }
+
+/** The progress an answer's stream carried, as the client's token and step. */
+const progressOf = (answer: RawAnswer) =>
+  (answer.notifications ?? []).filter((n) => n.method === 'notifications/progress').map((n) => [n.params?.progressToken, n.params?.progress]);
 
 async function throughBalancer(bed: Bed): Promise<string[]> {
   const client = new Client(
@@ -139,6 +144,11 @@ describe('calls waiting for input, on any replica', { timeout: 180_000 }, () => 
     beds.push(bed);
     const done = await acrossReplicas(bed, 'once?');
     expect(textOf(done.result)).toBe('elicited: accept {"answer":"once?"}');
+    // The backend's progress after the answer, on r1 where the call runs, reached the stream open on r2.
+    expect(progressOf(done)).toEqual([
+      ['progress-once?', 1],
+      ['progress-once?', 2],
+    ]);
     const held = await waitFor(() => (records(bed.audit[0]!, 'once?').length > 0 ? records(bed.audit[0]!, 'once?') : undefined), 'the holder audit record');
     expect(held).toHaveLength(1);
     expect(held[0]).toMatchObject({ outcome: { status: 'success' }, metadata: { input_rounds: { rounds: 1, asked: ['elicitation/create'] } } });
@@ -152,6 +162,11 @@ describe('calls waiting for input, on any replica', { timeout: 180_000 }, () => 
     beds.push(bed);
     const done = await acrossReplicas(bed, 'again?');
     expect(textOf(done.result)).toBe('elicited: accept {"answer":"again?"}');
+    // The call run again on r2 reports its progress there.
+    expect(progressOf(done)).toEqual([
+      ['progress-again?', 1],
+      ['progress-again?', 2],
+    ]);
     const rerun = await waitFor(() => records(bed.audit[1]!, 'again?')[0], 'the re-run audit record');
     expect(rerun).toMatchObject({ outcome: { status: 'success' }, metadata: { input_rounds: { rounds: 1, reissued: true } } });
     // The first run, left waiting on r1, ends at the input timeout.
