@@ -10,15 +10,11 @@
  *   through Redis.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startGatewayCli, type GatewayProcess } from '../../../helpers/gateway-cli.js';
-import { RedisServer } from '../../../helpers/redis-server.js';
+import { startAuditedReplicas, type AuditedReplicas } from '../../../helpers/audited-replicas.js';
 import { fixtureMainPath, startHttpFixture, type HttpFixture } from '../../../fixtures/spawn.js';
 import { modernRequest } from '../../../helpers/modern-call.js';
 import { waitFor } from '../../../helpers/wait.js';
@@ -28,49 +24,14 @@ const STATE_KEY = 'tasks-replicas-state-key-0123456789abcdef';
 const WITH_TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const textOf = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
 
-interface Bed {
-  replicas: GatewayProcess[];
-  audit: string[];
-  stop(): Promise<void>;
-}
-
-async function startBed(store: 'redis' | 'memory', backend: HttpFixture): Promise<Bed> {
-  const dir = mkdtempSync(join(tmpdir(), `gw-tasks-${store}-`));
-  const redis = store === 'redis' ? await RedisServer.start() : undefined;
-  const config = join(dir, 'config.yaml');
-  writeFileSync(
-    config,
-    stringify({
-      server: { host: '127.0.0.1', port: 0, shutdown_drain_s: 0.5, ...(store === 'memory' ? { input_rounds: { state_key: '${STATE_KEY}' } } : {}) },
-      sessions: redis ? { store: 'redis', redis: { url: redis.url } } : { store: 'memory' },
-      audit: { enabled: true, file: '${AUDIT_FILE}' },
-      containers: { enabled: false },
-      backends: { th: { type: 'streamable-http', url: backend.url, protocol: '2025-11-25' } },
-    }),
-  );
-  const replicas: GatewayProcess[] = [];
-  const audit: string[] = [];
-  for (const id of ['r1', 'r2']) {
-    const file = join(dir, `audit-${id}.jsonl`);
-    audit.push(file);
-    replicas.push(
-      await startGatewayCli({
-        args: ['--config', config, '--log-format', 'json'],
-        cwd: dir,
-        env: { ...process.env, GATEWAY_REPLICA_ID: id, GATEWAY_MGMT_TOKEN: MGMT, GATEWAY_STATE_DIR: join(dir, `state-${id}`), AUDIT_FILE: file, STATE_KEY },
-        timeoutMs: 60_000,
-      }),
-    );
-  }
-  return {
-    replicas,
-    audit,
-    async stop() {
-      await Promise.all(replicas.map((r) => r.stop()));
-      await redis?.stop();
-    },
-  };
-}
+const startBed = (store: 'redis' | 'memory', backend: HttpFixture): Promise<AuditedReplicas> =>
+  startAuditedReplicas({
+    store,
+    server: { shutdown_drain_s: 0.5, ...(store === 'memory' ? { input_rounds: { state_key: '${STATE_KEY}' } } : {}) },
+    backends: { th: { type: 'streamable-http', url: backend.url, protocol: '2025-11-25' } },
+    managementToken: MGMT,
+    env: { STATE_KEY },
+  });
 
 /** The tasks/* audit records of one replica. */
 function taskRecords(file: string): Array<Record<string, any>> {
@@ -89,7 +50,7 @@ async function legacyClient(url: string): Promise<Client> {
 }
 
 describe('tasks on any replica', { timeout: 180_000 }, () => {
-  const beds: Bed[] = [];
+  const beds: AuditedReplicas[] = [];
   let backend: HttpFixture | undefined;
   afterAll(async () => {
     await Promise.all(beds.map((b) => b.stop()));
