@@ -10,12 +10,19 @@ import type { GatewayController } from '../controller/gateway-controller.js';
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import { roundLimitsOf } from '../runtime/rounds/round-limits.js';
 import { SealSource } from '../runtime/rounds/seal-source.js';
+import type { StateSeal } from '../runtime/rounds/state-seal.js';
 import { StatelessRounds } from '../runtime/rounds/stateless-rounds.js';
 import type { Runtime } from './runtime.js';
 import { RedisRoundPeers } from '../runtime/cluster/redis-round-peers.js';
 import { toJsonRpcError } from '../api/error-mapping.js';
 
-export function buildInputRounds(runtime: Runtime, controller: GatewayController, log: Logger): StatelessRounds {
+export interface InputRounds {
+  rounds: StatelessRounds;
+  /** The seal of the running config (also what task ids are sealed with: runtime/tasks/task-handles.ts). */
+  seal: () => StateSeal;
+}
+
+export function buildInputRounds(runtime: Runtime, controller: GatewayController, log: Logger): InputRounds {
   const settings = () => controller.config.server.input_rounds;
   const limits = () => roundLimitsOf(settings());
   runtime.router.setRoundLimits(limits);
@@ -43,5 +50,5 @@ export function buildInputRounds(runtime: Runtime, controller: GatewayController
       }),
   });
   peers?.serve((request, signal, onprogress) => rounds.resumeForPeer(request, signal, onprogress));
-  return rounds;
+  return { rounds, seal: () => seals.current() };
 }

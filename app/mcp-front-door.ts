@@ -18,6 +18,10 @@ import type { Runtime } from './runtime.js';
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { StatelessRounds } from '../runtime/rounds/stateless-rounds.js';
 import { buildInputRounds } from './input-rounds.js';
+import { TaskRoutes } from '../runtime/tasks/task-routes.js';
+import { TaskHandles } from '../runtime/tasks/task-handles.js';
+import { LEGACY_TASKS_CAPABILITY, MODERN_TASKS_CAPABILITY, REUSED_TASK_METHODS, withTaskMethods } from '../api/mcp/methods/task-methods.js';
+import { GATEWAY_CAPABILITIES } from '../api/mcp/gateway-capabilities.js';
 
 export interface McpFrontDoor {
   context: McpContext;
@@ -30,10 +34,13 @@ export interface McpFrontDoor {
 }
 
 export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayController, log: Logger): Promise<McpFrontDoor> {
-  const methods = sharedMethods({ router: runtime.router, view: runtime.view, optimizer: runtime.optimizer, firstConnects: runtime.firstConnects });
+  const { rounds, seal } = buildInputRounds(runtime, controller, log.child({ component: 'input-rounds' }));
+  // Tasks enter the call path here, as methods of the table both revisions share (api/mcp/methods/task-methods.ts).
+  const tasks = new TaskRoutes(runtime.router, runtime.serving, new TaskHandles(seal));
+  const shared = sharedMethods({ router: runtime.router, view: runtime.view, optimizer: runtime.optimizer, firstConnects: runtime.firstConnects });
+  const methods = withTaskMethods(shared, tasks);
   const listens = new ListenStreams({ fanout: runtime.fanout, subscriptions: runtime.subscriptions, router: runtime.router, view: runtime.view });
   const stateless = new ExchangeTransport();
-  const rounds = buildInputRounds(runtime, controller, log.child({ component: 'input-rounds' }));
   const clients = new RecentClients(runtime.replicaId, () => rounds.waitingCallers());
   await createStatelessServer(
     {
@@ -43,6 +50,8 @@ export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayCon
       rounds,
       cacheTtlMs: () => controller.config.server.cache_ttl_s * 1000,
       personal: () => runtime.view.personal,
+      capabilities: () => (tasks.offered() ? { ...GATEWAY_CAPABILITIES, ...MODERN_TASKS_CAPABILITY } : GATEWAY_CAPABILITIES),
+      schemaGated: REUSED_TASK_METHODS,
     },
     stateless,
   );
@@ -60,6 +69,7 @@ export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayCon
     cluster: runtime.shared?.link,
     stateless,
     drainingRetryS: () => runtime.drain.retryS,
+    capabilities: () => (tasks.offered() ? { ...GATEWAY_CAPABILITIES, ...LEGACY_TASKS_CAPABILITY } : GATEWAY_CAPABILITIES),
   };
   return { context, listens, clients, rounds };
 }

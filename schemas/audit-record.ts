@@ -8,8 +8,11 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 
-/** Spec 2.8's three, plus `complete` (completion/complete goes through the same audit and telemetry). */
-export const AUDIT_METHODS = ['call_tool', 'read_resource', 'get_prompt', 'complete'] as const;
+/**
+ * Spec 2.8's three, plus `complete` (completion/complete goes through the same audit and telemetry) and `task`
+ * (tasks/get, tasks/result, tasks/cancel, tasks/update: the capability names which, the original name is the backend's task id).
+ */
+export const AUDIT_METHODS = ['call_tool', 'read_resource', 'get_prompt', 'complete', 'task'] as const;
 /** Beyond spec 2.8: `denied`, an operation the authorization policies refused (docs/incoming-auth.md). */
 export const AUDIT_STATUSES = ['success', 'error', 'denied'] as const;
 

@@ -259,6 +259,17 @@ export class BadRequestError extends GatewayError {
   }
 }
 
+/**
+ * A task id the gateway cannot route for this caller: made up, tampered,
+ * expired, or another identity's. One answer for all (-32602, as the spec's
+ * unknown task), so an id reveals nothing about tasks that are not the caller's.
+ */
+export class TaskNotFoundError extends GatewayError {
+  constructor() {
+    super('bad_request', 'Task not found', { reason: 'unknown_task' });
+  }
+}
+
 /** A new client session would exceed `server.max_sessions`. */
 export class TooManySessionsError extends GatewayError {
   constructor(limit: number, retryAfterS: number) {

@@ -6,7 +6,15 @@
  * log level) beside the shared ones. No per-request schema parsing, and
  * results pass through exactly as the backend produced them.
  */
-import { ProtocolError, Server, type jsonSchemaValidator, type JSONRPCRequest, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  Server,
+  type jsonSchemaValidator,
+  type JSONRPCRequest,
+  type LoggingLevel,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Router } from '../../runtime/routing/router.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { CallerView } from '../../runtime/access/caller-view.js';
@@ -21,7 +29,7 @@ import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH_RESULT } from '../../runtime/transports/passthrough-schema.js';
 import type { SessionChanges } from './session-changes.js';
 import type { MethodTable } from './methods/mcp-call.js';
-import { GATEWAY_CAPABILITIES, LEGACY_PROTOCOL_VERSIONS } from './gateway-capabilities.js';
+import { LEGACY_PROTOCOL_VERSIONS } from './gateway-capabilities.js';
 import { progressRelay } from './progress-relay.js';
 
 export interface SessionServerDeps {
@@ -34,6 +42,8 @@ export interface SessionServerDeps {
   validator: jsonSchemaValidator;
   /** Where a session's changes go: this process, or the shared store (./session-changes.ts). */
   changes: SessionChanges;
+  /** What a session is told it may use, when it starts (the gateway's own, and tasks when some backend offers them). */
+  capabilities(): ServerCapabilities;
 }
 
 /** What a list call shows, by method: the session records how much it was last shown (GET /sessions). */
@@ -44,7 +54,7 @@ type SessionMethod = (session: ClientSession, params: JsonObject, caller: Caller
 export function createSessionServer(deps: SessionServerDeps, session: ClientSession): Server {
   const server = new Server(
     { name: GATEWAY_NAME, version: GATEWAY_VERSION },
-    { capabilities: GATEWAY_CAPABILITIES, jsonSchemaValidator: deps.validator, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
+    { capabilities: deps.capabilities(), jsonSchemaValidator: deps.validator, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
   );
   // The SDK's own setLevel handler only records the level; ours also tells the backends.
   server.removeRequestHandler('logging/setLevel');

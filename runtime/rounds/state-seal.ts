@@ -1,6 +1,7 @@
 /**
  * Seals the `requestState` the gateway hands a 2026-07-28 client, and opens
- * it when the client echoes it back. The state passes through the client, so
+ * it when the client echoes it back (and, for another purpose, the task ids
+ * it hands clients: runtime/tasks/task-handles.ts). The state passes through the client, so
  * it is attacker-controlled input (basic/patterns/mrtr): it is encrypted and
  * authenticated (AES-256-GCM), carries its own expiry, and names the key that
  * sealed it, so that after a rotation the previous key still opens what it
@@ -12,7 +13,9 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'g1';
-const AAD = Buffer.from('mcp-gateway requestState g1');
+/** What a sealed value is for, bound into its tag: a value sealed for one purpose never opens as another's. */
+export type SealPurpose = 'requestState' | 'taskId';
+const aad = (purpose: SealPurpose) => Buffer.from(`mcp-gateway ${purpose} g1`);
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -47,17 +50,17 @@ export class StateSeal {
     return new StateSeal(randomBytes(32));
   }
 
-  seal(payload: object, ttlMs: number, now = Date.now()): string {
+  seal(payload: object, ttlMs: number, now = Date.now(), purpose: SealPurpose = 'requestState'): string {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
-    cipher.setAAD(AAD);
+    cipher.setAAD(aad(purpose));
     const body = Buffer.from(JSON.stringify({ exp: now + ttlMs, p: payload }));
     const sealed = Buffer.concat([iv, cipher.update(body), cipher.final(), cipher.getAuthTag()]);
     return `${VERSION}.${this.current.id}.${sealed.toString('base64url')}`;
   }
 
   /** The payload, or StateRefusedError. */
-  open<T>(state: string, now = Date.now()): T {
+  open<T>(state: string, now = Date.now(), purpose: SealPurpose = 'requestState'): T {
     const [version, keyId, data, extra] = state.split('.');
     if (version !== VERSION || !keyId || !data || extra !== undefined) throw new StateRefusedError('malformed');
     const key = this.accepted.get(keyId);
@@ -67,7 +70,7 @@ export class StateSeal {
     let body: Buffer;
     try {
       const decipher = createDecipheriv('aes-256-gcm', key.key, raw.subarray(0, IV_BYTES));
-      decipher.setAAD(AAD);
+      decipher.setAAD(aad(purpose));
       decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
       body = Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]);
     } catch {

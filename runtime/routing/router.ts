@@ -174,6 +174,11 @@ export class Router {
     return Promise.reject(new BadRequestError('completion/complete needs a ref/prompt name or ref/resource uri'));
   }
 
+  /** Runs an operation that routes no name (tasks/*: runtime/tasks/task-routes.ts) through the same interceptors (audit, telemetry). */
+  runOperation<T>(ctx: OperationContext, step: () => Promise<T>): Promise<T> {
+    return this.run(ctx, step);
+  }
+
   /** Sends a request straight to one owner (subscribe, unsubscribe, logging level): no audit, no operation. */
   async toBackend(backend: string, method: string, params: JsonObject | undefined, signal?: AbortSignal): Promise<JsonObject> {
     const target = this.target(backend);

@@ -1,4 +1,6 @@
-/** One raw 2026-07-28 `tools/call` over HTTP, for tests that look at what a client library would hide (a state, an `input_required`). */
+/** Raw 2026-07-28 requests over HTTP, for tests that look at what a client library would hide (a state, an `input_required`, a task). */
+
+import { NAME_SOURCE } from '../../runtime/transports/mcp-request-headers.js';
 
 export interface RawAnswer {
   result?: Record<string, any>;
@@ -8,25 +10,36 @@ export interface RawAnswer {
 }
 
 /** POSTs the call with the revision's headers and `_meta` envelope; answers the JSON-RPC body (the last event of an SSE answer). */
-export async function modernToolCall(
+export function modernToolCall(
   url: string,
   params: Record<string, unknown>,
   opts: { token?: string; capabilities?: Record<string, unknown>; progressToken?: string } = {},
 ): Promise<RawAnswer> {
+  return modernRequest(url, 'tools/call', params, opts);
+}
+
+/** Any 2026-07-28 request, raw: the headers its method needs (`Mcp-Name` from its body) and the `_meta` envelope. */
+export async function modernRequest(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  opts: { token?: string; capabilities?: Record<string, unknown> } = {},
+): Promise<RawAnswer> {
+  const nameField = NAME_SOURCE[method];
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': String(params.name),
+      'mcp-method': method,
+      ...(nameField ? { 'mcp-name': String(params[nameField]) } : {}),
       ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 7,
-      method: 'tools/call',
+      method,
       params: {
         ...params,
         _meta: {

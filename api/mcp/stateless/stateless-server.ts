@@ -10,6 +10,7 @@
  * the route's authentication and the request's envelope.
  */
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { PASSTHROUGH } from '../../../runtime/transports/passthrough-schema.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../../../runtime/version.js';
 import type { CallerIdentity } from '../../../runtime/access/identity.js';
 import { withIncomingCredential, type CallerContext, type ForwardOptions, type JsonObject } from '../../../runtime/routing/caller.js';
@@ -37,6 +38,10 @@ export interface StatelessServerDeps {
   cacheTtlMs(): number;
   /** Whether what callers see depends on who they are. */
   personal(): boolean;
+  /** What `server/discover` says the gateway serves now (its own capabilities, and the tasks extension when some backend offers it). */
+  capabilities(): Record<string, unknown>;
+  /** Methods of the method table that 2026-07-28's era gate serves only when registered with a schema (the tasks extension's). */
+  schemaGated: readonly string[];
 }
 
 /**
@@ -57,11 +62,11 @@ export async function createStatelessServer(deps: StatelessServerDeps, transport
   // Both revisions, the capabilities every client gets, and how long a client may keep the answer.
   server.setRequestHandler('server/discover', () => ({
     supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
-    capabilities: GATEWAY_CAPABILITIES,
+    capabilities: deps.capabilities(),
     ttlMs: deps.cacheTtlMs(),
     cacheScope: 'public' as const,
   }));
-  server.fallbackRequestHandler = async (request, ctx) => {
+  const serve = async (request: { method: string; params?: Record<string, unknown> }, ctx: ServerContext): Promise<JsonObject> => {
     const pending = transport.requestOf(ctx.mcpReq.id);
     // Only this server's transport calls it, with a request it registered.
     if (!pending) throw new RpcRefusal(RpcCode.InternalError, 'request without an exchange');
@@ -96,6 +101,9 @@ export async function createStatelessServer(deps: StatelessServerDeps, transport
       throw toJsonRpcError(signal.aborted ? new RequestCancelledError(abortReasonText(signal.reason)) : err);
     }
   };
+  server.fallbackRequestHandler = serve;
+  // Params pass as they came (the method table checks what it reads).
+  for (const method of deps.schemaGated) server.setRequestHandler(method, { params: PASSTHROUGH }, (params, ctx) => serve({ method, params }, ctx));
   await server.connect(transport);
   return server;
 }

@@ -16,14 +16,10 @@
  * other replica) completes such calls in both set-ups.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { existsSync, readFileSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startGatewayCli, type GatewayProcess } from '../../../helpers/gateway-cli.js';
+import { startAuditedReplicas, type AuditedReplicas } from '../../../helpers/audited-replicas.js';
 import { Haproxy } from '../../../helpers/haproxy.js';
-import { RedisServer } from '../../../helpers/redis-server.js';
 import { stdioFixture } from '../../../fixtures/fixture-backend.js';
 import { waitFor } from '../../../helpers/wait.js';
 import { modernToolCall, type RawAnswer } from '../../../helpers/modern-call.js';
@@ -33,56 +29,26 @@ const MGMT = 'input-rounds-replicas-management-0123456789';
 const STATE_KEY = 'input-rounds-replicas-state-key-0123456789abcdef';
 const textOf = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0]!.text;
 
-interface Bed {
-  replicas: GatewayProcess[];
-  audit: string[];
+interface Bed extends AuditedReplicas {
   proxy: Haproxy;
-  stop(): Promise<void>;
 }
 
 async function startBed(store: 'redis' | 'memory'): Promise<Bed> {
-  const dir = mkdtempSync(join(tmpdir(), `gw-rounds-${store}-`));
-  const redis = store === 'redis' ? await RedisServer.start() : undefined;
-  const config = join(dir, 'config.yaml');
-  writeFileSync(
-    config,
-    stringify({
-      server: {
-        host: '127.0.0.1',
-        port: 0,
-        shutdown_drain_s: 0.5,
-        input_rounds: { input_timeout_s: 3, ...(store === 'memory' ? { state_key: '${STATE_KEY}' } : {}) },
-      },
-      sessions: redis ? { store: 'redis', redis: { url: redis.url } } : { store: 'memory' },
-      audit: { enabled: true, file: '${AUDIT_FILE}' },
-      containers: { enabled: false },
-      backends: { fx: stdioFixture(['--name', 'fx']) },
-    }),
-  );
-  const replicas: GatewayProcess[] = [];
-  const audit: string[] = [];
-  for (const id of ['r1', 'r2']) {
-    const file = join(dir, `audit-${id}.jsonl`);
-    audit.push(file);
-    replicas.push(
-      await startGatewayCli({
-        args: ['--config', config, '--log-format', 'json'],
-        cwd: dir,
-        env: { ...process.env, GATEWAY_REPLICA_ID: id, GATEWAY_MGMT_TOKEN: MGMT, GATEWAY_STATE_DIR: join(dir, `state-${id}`), AUDIT_FILE: file, STATE_KEY },
-        timeoutMs: 60_000,
-      }),
-    );
-  }
-  const proxy = await Haproxy.start(replicas.map((r) => r.url));
+  const replicas = await startAuditedReplicas({
+    store,
+    server: { shutdown_drain_s: 0.5, input_rounds: { input_timeout_s: 3, ...(store === 'memory' ? { state_key: '${STATE_KEY}' } : {}) } },
+    backends: { fx: stdioFixture(['--name', 'fx']) },
+    managementToken: MGMT,
+    env: { STATE_KEY },
+  });
+  const proxy = await Haproxy.start(replicas.replicas.map((r) => r.url));
   await proxy.allUp(2, 30_000, MGMT);
   return {
-    replicas,
-    audit,
+    ...replicas,
     proxy,
     async stop() {
       await proxy.stop();
-      await Promise.all(replicas.map((r) => r.stop()));
-      await redis?.stop();
+      await replicas.stop();
     },
   };
 }
