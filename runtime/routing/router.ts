@@ -17,6 +17,7 @@ import { traceCarrierOf } from '../observability/telemetry/trace-context.js';
 import { NO_FIRST_CONNECTS, type FirstConnects } from './first-connects.js';
 import type { SignInWaiter } from '../rounds/sign-in-rounds.js';
 import type { RoundLimits } from '../rounds/round-limits.js';
+import { operationFor } from './caller-operation.js';
 import { callPipeline, type OperationSpec, type PipelineCall } from './call-pipeline.js';
 import { resolveStep } from './steps/resolve-step.js';
 import { authorizeStep } from './steps/authorize-step.js';
@@ -205,21 +206,7 @@ export class Router {
   }
 
   private operation(caller: CallerContext, opts: ForwardOptions, op: OperationSpec): Promise<JsonObject> {
-    const ctx: OperationContext = {
-      method: op.method,
-      capability: op.capability,
-      sessionId: caller.sessionId,
-      transport: caller.transport,
-      clientIp: caller.clientIp,
-      userId: caller.userId,
-      roles: caller.roles,
-      client: caller.client,
-      protocolVersion: caller.protocolVersion,
-      requestId: caller.requestId,
-      metadata: caller.metadata,
-      inputRounds: caller.inputRounds,
-      trace: traceCarrierOf(op.meta),
-    };
+    const ctx: OperationContext = { ...operationFor(caller, op.method, op.capability), inputRounds: caller.inputRounds, trace: traceCarrierOf(op.meta) };
     return this.pipeline({ ctx, caller, opts, op });
   }
 

@@ -9,22 +9,20 @@ export interface RawAnswer {
   notifications?: Array<{ method: string; params?: Record<string, any> }>;
 }
 
+export interface RawRequestOptions {
+  token?: string;
+  capabilities?: Record<string, unknown>;
+  /** Asks for progress (`_meta.progressToken`). */
+  progressToken?: string;
+}
+
 /** POSTs the call with the revision's headers and `_meta` envelope; answers the JSON-RPC body (the last event of an SSE answer). */
-export function modernToolCall(
-  url: string,
-  params: Record<string, unknown>,
-  opts: { token?: string; capabilities?: Record<string, unknown>; progressToken?: string } = {},
-): Promise<RawAnswer> {
+export function modernToolCall(url: string, params: Record<string, unknown>, opts: RawRequestOptions = {}): Promise<RawAnswer> {
   return modernRequest(url, 'tools/call', params, opts);
 }
 
 /** Any 2026-07-28 request, raw: the headers its method needs (`Mcp-Name` from its body) and the `_meta` envelope. */
-export async function modernRequest(
-  url: string,
-  method: string,
-  params: Record<string, unknown>,
-  opts: { token?: string; capabilities?: Record<string, unknown> } = {},
-): Promise<RawAnswer> {
+export async function modernRequest(url: string, method: string, params: Record<string, unknown>, opts: RawRequestOptions = {}): Promise<RawAnswer> {
   const nameField = NAME_SOURCE[method];
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
