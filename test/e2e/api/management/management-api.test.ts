@@ -216,8 +216,11 @@ describe('management API (open, two backends)', () => {
       'replica',
       'user_id',
       'roles',
+      'waiting_input',
     ]);
     expect(s.replica).toBe(`${hostname()}-${process.pid}`);
+    // No call of theirs waits for their input.
+    expect(s.waiting_input).toBe(0);
     // Anonymous clients (incoming_auth.type: anonymous, the default) own their sessions as nobody.
     expect(s.user_id).toBeNull();
     expect(s.roles).toEqual([]);
