@@ -178,7 +178,7 @@ describe('with server.public_url, a sign-in comes back to the gateway (GET /oaut
     const noState = await fetch(`${publicUrl}/oauth/callback?code=forged`);
     expect(noState.status).toBe(400);
     expect(await noState.text()).toContain('no state');
-    // The user is handed the consent page, so neither the state nor the code is in any log, event or error.
+    // The user is handed the consent page (in the event and the audit's error, as it is in the client's), so neither the state nor the code is in any log.
     expect(h.logs.join('\n')).not.toContain(code);
     expect(h.logs.join('\n')).not.toContain(state);
     // alice is still served: a replay changed nothing.
