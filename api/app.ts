@@ -64,8 +64,8 @@ export async function buildApp(ctx: AppContext, serves: AppServes = BOTH): Promi
     const origin = req.headers.origin;
     const verdict = security.check(req.headers.host, typeof origin === 'string' ? origin : undefined, ctx.allowedPeers());
     if (verdict.ok) return;
-    // The path only: a query may carry secrets (the code and state of a sign-in callback).
-    req.log.warn({ host: req.headers.host, origin, path: req.url.split('?')[0] }, 'request refused: DNS-rebinding protection');
+    // The route, else the path only: a query may carry secrets (the code and state of a sign-in callback), a path a consent page's id.
+    req.log.warn({ host: req.headers.host, origin, path: req.routeOptions.url ?? req.url.split('?')[0] }, 'request refused: DNS-rebinding protection');
     throw new GatewayError('forbidden', `Forbidden: ${verdict.reason}`);
   });
   if (serves.mcp) await mcpEndpoints(app, ctx);

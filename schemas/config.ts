@@ -325,7 +325,7 @@ export const ConfigSchema = Type.Object(
           Type.String({
             pattern: '^https?://[^/?#]+(/[^?#]*)?$',
             description:
-              "The URL people's browsers reach this gateway at (e.g. `https://mcp.example.com`). Set, a user's sign-in to a backend that acts for each user (`on_behalf_of.type: user_oauth`) comes back to `<public_url>/oauth/callback`, served by the gateway itself (any replica), and its host is an allowed Host; unset, to a loopback listener on the gateway's machine (docs/oauth.md#where-the-browser-comes-back).",
+              "The URL people's browsers reach this gateway at (e.g. `https://mcp.example.com`). Set, a user's sign-in to a backend that acts for each user (`on_behalf_of.type: user_oauth`) starts at the gateway's consent page `<public_url>/oauth/start/<id>` and comes back to `<public_url>/oauth/callback`, served by the gateway itself (any replica), and its host is an allowed Host; unset, to a loopback listener on the gateway's machine (docs/oauth.md#where-the-browser-comes-back).",
           }),
         ),
         allowed_hosts: Type.Optional(

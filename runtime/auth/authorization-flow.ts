@@ -34,6 +34,7 @@ export class AuthorizationFlow {
 
   private constructor(
     readonly backend: string,
+    /** The URL the user is handed: the authorization server's, or the gateway's consent page that leads there. */
     readonly authorizationUrl: string,
     private readonly listener: CallbackReceiver,
   ) {
@@ -65,8 +66,8 @@ export class AuthorizationFlow {
       if (result !== 'REDIRECT' || !provider.authorizationUrl) {
         throw new Error('the authorization server did not ask for the user (no authorization URL)');
       }
-      await listener.started?.(provider.resumable(scope, resourceMetadataUrl));
-      flow = new AuthorizationFlow(backend.name, provider.authorizationUrl.href, listener);
+      const handedOut = (await listener.started?.(provider.resumable(scope, resourceMetadataUrl), provider.authorizationUrl)) ?? provider.authorizationUrl.href;
+      flow = new AuthorizationFlow(backend.name, handedOut, listener);
       flow.timer = setTimeout(() => flow?.fail(new Error(`nobody completed the authorization within ${Math.round(opts.timeoutMs / 1000)} s`)), opts.timeoutMs);
       flow.timer.unref();
       backend.log?.info({ backend: backend.name, redirect_uri: listener.redirectUrl }, 'OAuth authorization started; waiting for the browser');

@@ -39,8 +39,12 @@ export interface CallbackListenerOptions {
 export interface CallbackReceiver {
   /** The redirect URI of the flow. */
   readonly redirectUrl: string;
-  /** Told once the authorization URL is known, with what another process would need to finish the flow. */
-  started?(flow: ResumableFlow): Promise<void>;
+  /**
+   * Told once the authorization URL is known, with what another process
+   * would need to finish the flow; answers the URL the user is handed
+   * (the gateway's consent page), else the authorization URL is.
+   */
+  started?(flow: ResumableFlow, authorizationUrl: URL): Promise<string>;
   /** The flow ended: nothing comes back here any more. */
   close(): Promise<void>;
 }
@@ -100,7 +104,7 @@ export class CallbackListener implements CallbackReceiver {
     const url = new URL(req.url ?? '/', 'http://callback.invalid');
     if (req.method !== 'GET' || url.pathname !== path) return page(res, 404, opts.backend, 'Not found', 'This is not the callback address.');
     const params = url.searchParams;
-    if (!sameState(params.get('state'), opts.expectedState)) {
+    if (!sameSecret(params.get('state'), opts.expectedState)) {
       return page(res, 400, opts.backend, 'Unknown authorization', 'This answer does not belong to the pending authorization (state mismatch).');
     }
     if (this.handled) return page(res, 409, opts.backend, 'Already handled', 'This authorization has already been completed.');
@@ -119,8 +123,9 @@ export class CallbackListener implements CallbackReceiver {
   }
 }
 
-function sameState(got: string | null, expected: string): boolean {
-  if (got === null) return false;
+/** Whether `got` is the secret `expected` (compared in constant time). */
+export function sameSecret(got: string | null | undefined, expected: string): boolean {
+  if (got === null || got === undefined) return false;
   const a = Buffer.from(got);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -131,18 +136,58 @@ function page(res: ServerResponse, status: number, backend: string, title: strin
   res.end(callbackPage(backend, title, message));
 }
 
-/** The headers of the page a browser lands on at the end of a sign-in. */
-export const CALLBACK_PAGE_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' } as const;
+/** No script, nothing loaded, never in a frame (a consent button must not be clickjacked), no form posts anywhere. */
+const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'";
 
-/** The small page a browser lands on at the end of a sign-in: every value escaped. */
-export function callbackPage(backend: string | undefined, title: string, message: string): string {
+/** The headers of the page a browser lands on at the end of a sign-in. */
+export const CALLBACK_PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'content-security-policy': `${PAGE_POLICY}; form-action 'none'`,
+} as const;
+
+/**
+ * The headers of a page whose form posts to the gateway, which redirects to
+ * `redirectOrigin` (browsers check `form-action` on the redirect too).
+ */
+export function formPageHeaders(redirectOrigin: string): Record<string, string> {
+  return {
+    ...CALLBACK_PAGE_HEADERS,
+    // The POST then carries its Origin (with `no-referrer` a browser sends `Origin: null`); the redirect after it no Referer.
+    'referrer-policy': 'same-origin',
+    'content-security-policy': `${PAGE_POLICY}; form-action 'self' ${redirectOrigin}`,
+  };
+}
+
+/** What the browser is shown at the gateway's own sign-in routes. */
+export interface CallbackAnswer {
+  status: number;
+  backend?: string;
+  title: string;
+  message: string;
+}
+
+/** A page's one button: a POST to the page's own URL with an anti-CSRF token. */
+export interface PageForm {
+  csrf: string;
+  button: string;
+}
+
+/** The small page a browser lands on at the end of a sign-in (or at its start, with a form): every value escaped. */
+export function callbackPage(backend: string | undefined, title: string, message: string, form?: PageForm): string {
   const about = backend === undefined ? '' : `Backend <strong>${escapeHtml(backend)}</strong>: `;
+  const button =
+    form === undefined
+      ? ''
+      : `<form method="post"><input type="hidden" name="csrf" value="${escapeHtml(form.csrf)}"><button type="submit">${escapeHtml(form.button)}</button></form>\n`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · MCP gateway</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto">
 <h1>${escapeHtml(title)}</h1>
 <p>${about}${escapeHtml(message)}</p>
-</body></html>
+${button}</body></html>
 `;
 }
 

@@ -60,6 +60,11 @@ export class RedisKeys {
     return `${this.prefix}:sign-in:${stateDigest}`;
   }
 
+  /** The consent page of a user's pending sign-in (`/oauth/start/<id>`), by the SHA-256 of its id: the state digest of its record. */
+  signInStart(startDigest: string): string {
+    return `${this.prefix}:sign-in-start:${startDigest}`;
+  }
+
   /** Where the replica a browser came back to says that a user's sign-in ended (JSON `{ from, backend, user, failure? }`). */
   get signInsEnded(): string {
     return `${this.prefix}:sign-ins-ended`;

@@ -4,8 +4,12 @@
  * its value sealed with the per-user token vault's key (AES-256-GCM,
  * runtime/auth/user-token-vault.ts) since it holds a PKCE verifier, set with
  * the flow's timeout as TTL and read with GETDEL, so exactly one callback
- * takes it, on whichever replica. The replica that finished a sign-in says
- * so on `<prefix>:sign-ins-ended`, so the one that started it stops waiting.
+ * takes it, on whichever replica (a callback refused for lacking the
+ * consent page's cookie only reads it). Beside it,
+ * `<prefix>:sign-in-start:<sha256(start id)>` holds that state digest (not
+ * a secret: it is a key name), so the consent page is served by any replica
+ * too. The replica that finished a sign-in says so on
+ * `<prefix>:sign-ins-ended`, so the one that started it stops waiting.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logging/logger.js';
@@ -32,18 +36,36 @@ export class RedisPendingSignIns implements PendingSignInStore {
 
   async put(digest: string, record: PendingSignIn, ttlMs: number): Promise<void> {
     const sealed = JSON.stringify(sealJson(record, this.key()));
-    await storeCall(this.log, 'pending sign-in write', () => this.commands.set(this.keys.pendingSignIn(digest), sealed, 'PX', Math.max(1, Math.round(ttlMs))));
+    const ttl = Math.max(1, Math.round(ttlMs));
+    await storeCall(this.log, 'pending sign-in write', () =>
+      this.commands.multi().set(this.keys.pendingSignIn(digest), sealed, 'PX', ttl).set(this.keys.signInStart(record.start_digest), digest, 'PX', ttl).exec(),
+    );
+  }
+
+  async find(digest: string): Promise<PendingSignIn | undefined> {
+    return this.open(await storeCall(this.log, 'pending sign-in read', () => this.commands.get(this.keys.pendingSignIn(digest))));
+  }
+
+  async findByStart(startDigest: string): Promise<{ digest: string; record: PendingSignIn } | undefined> {
+    const digest = await storeCall(this.log, 'pending sign-in start read', () => this.commands.get(this.keys.signInStart(startDigest)));
+    const record = digest === null ? undefined : await this.find(digest);
+    return digest !== null && record ? { digest, record } : undefined;
   }
 
   async take(digest: string): Promise<PendingSignIn | undefined> {
-    const text = await storeCall(this.log, 'pending sign-in take', () => this.commands.getdel(this.keys.pendingSignIn(digest)));
+    const record = this.open(await storeCall(this.log, 'pending sign-in take', () => this.commands.getdel(this.keys.pendingSignIn(digest))));
+    if (record) await storeCall(this.log, 'pending sign-in start delete', () => this.commands.del(this.keys.signInStart(record.start_digest)));
+    return record;
+  }
+
+  private open(text: string | null): PendingSignIn | undefined {
     if (text === null) return undefined;
     try {
       return openJson(text, this.key()) as PendingSignIn;
     } catch {
       // Sealed with another key (a replica without the shared GATEWAY_SECRETS_KEY): unusable, as if unknown.
       this.log.warn(
-        { op: 'pending sign-in take' },
+        { op: 'pending sign-in read' },
         'a pending sign-in does not open with the key of this replica: set the same GATEWAY_SECRETS_KEY on every replica',
       );
       return undefined;

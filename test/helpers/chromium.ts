@@ -64,12 +64,16 @@ export interface CallbackPage {
   status: number | undefined;
   url: string;
   text: string;
+  /** The text of the gateway's consent page (`/oauth/start/<id>`), when the flow passed one. */
+  consent?: string;
 }
 
 /**
- * Plays the user on oidc-provider's development interaction pages: log in
- * (any name and password are accepted) unless a session exists, then
- * consent unless already given, until the browser reaches `callbackPrefix`.
+ * Plays the user on the gateway's consent page (`server.public_url`: the
+ * URL handed out is `/oauth/start/<id>`, whose one button leads on), then
+ * on oidc-provider's development interaction pages: log in (any name and
+ * password are accepted) unless a session exists, then consent unless
+ * already given, until the browser reaches `callbackPrefix`.
  * With `deny`, the user cancels instead (the server answers access_denied);
  * `login` is the name logged in with (default `alice`).
  */
@@ -83,10 +87,14 @@ export async function authorizeInBrowser(
   try {
     const callback = page.waitForResponse((res) => res.url().startsWith(callbackPrefix), { timeout: 20_000 });
     await page.goto(authorizationUrl);
-    for (let step = 0; step < 4 && !page.url().startsWith(callbackPrefix); step++) {
+    let consent: string | undefined;
+    for (let step = 0; step < 5 && !page.url().startsWith(callbackPrefix); step++) {
       const before = page.url();
       const login = page.locator('input[name="login"]');
-      if (opts.deny) {
+      if (new URL(before).pathname.includes('/oauth/start/')) {
+        consent = await page.locator('body').innerText();
+        await page.locator('button[type="submit"]').click();
+      } else if (opts.deny) {
         // Login and consent pages both offer "[ Cancel ]".
         await page.getByRole('link', { name: /cancel/i }).click();
       } else if (await login.count()) {
@@ -100,7 +108,7 @@ export async function authorizeInBrowser(
       await page.waitForURL((url) => url.href !== before, { timeout: 10_000 });
     }
     const res = await callback;
-    return { status: res.status(), url: res.url(), text: await res.text() };
+    return { status: res.status(), url: res.url(), text: await res.text(), ...(consent !== undefined ? { consent } : {}) };
   } finally {
     await page.close();
   }

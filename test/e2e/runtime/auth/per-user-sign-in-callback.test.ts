@@ -3,7 +3,10 @@
  * to the gateway itself (`server.public_url`: `GET /oauth/callback` beside
  * /mcp), not to a loopback listener on the gateway's machine, so a browser
  * anywhere can finish it; and with `sessions.store: redis` whichever replica
- * the browser reaches finishes it. Real parts: oidc-provider (the backend's
+ * the browser reaches finishes it. The user is handed the gateway's consent
+ * page (`/oauth/start/<id>`), which names the user and gives the browser the
+ * flow's cookie; a callback without it (the authorization server's URL
+ * opened elsewhere) is refused and leaves the flow pending. Real parts: oidc-provider (the backend's
  * authorization server, the gateway a pre-registered web client with the
  * public callback), a backend that verifies each call's JWT, headless
  * Chromium, and for the cluster two `gateway server` processes over a
@@ -42,6 +45,33 @@ async function signInUrl(client: Client): Promise<string> {
     throw err;
   }
   throw new Error('the call succeeded although the user was expected to be asked to sign in');
+}
+
+/** The sign-in's consent page URL: `<public_url>/oauth/start/<id>`, no `state` in it. */
+function expectStartPage(url: string, publicUrl: string): void {
+  expect(url.startsWith(`${publicUrl}/oauth/start/`), url).toBe(true);
+  expect(new URL(url).search).toBe('');
+  expect(new URL(url).pathname.split('/').pop()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+}
+
+/**
+ * Passes the consent page without a browser (as a user who then copies the
+ * authorization server's URL elsewhere would): its anti-CSRF cookie and
+ * token, then the POST. Answers the 303's target and the flow's cookie.
+ */
+async function consentByHand(startUrl: string): Promise<{ location: string; cookie: string }> {
+  const page = await fetch(startUrl);
+  expect(page.status).toBe(200);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+  const csrfCookie = page.headers.get('set-cookie')?.split(';')[0];
+  const res = await fetch(startUrl, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie ?? '', origin: new URL(startUrl).origin },
+    body: new URLSearchParams({ csrf: csrf ?? '' }).toString(),
+  });
+  expect(res.status, await res.clone().text()).toBe(303);
+  return { location: res.headers.get('location')!, cookie: res.headers.get('set-cookie')! };
 }
 
 async function connect(gatewayUrl: string, token: string): Promise<Client> {
@@ -112,15 +142,18 @@ describe('with server.public_url, a sign-in comes back to the gateway (GET /oaut
     await idp?.close();
   });
 
-  it("the sign-in URL's redirect URI is <public_url>/oauth/callback; the browser lands there, and the user's calls carry her token", async () => {
+  it("the user is handed the gateway's consent page, which names her; its button leads to the authorization server, the browser lands on <public_url>/oauth/callback, and her calls carry her token", async () => {
     const alice = await connect(h.url, await idp.userToken('alice'));
     clients.push(alice);
     const url = await signInUrl(alice);
-    expect(new URL(url).searchParams.get('redirect_uri')).toBe(`${publicUrl}/oauth/callback`);
+    expectStartPage(url, publicUrl);
     const done = h.waitForEvent((e) => e.stage === 'reauthenticated' && e.details.user === 'alice');
     const page = await authorizeInBrowser(browser, url, `${publicUrl}/oauth/callback`, { login: 'alice' });
     landed = page.url;
-    expect(page.status).toBe(200);
+    expect(page.consent).toContain('so that the gateway can act for alice at records');
+    expect(page.consent).toContain('If you are not alice, close this page.');
+    expect(landed.startsWith(`${publicUrl}/oauth/callback?`)).toBe(true);
+    expect(page.status, page.text).toBe(200);
     expect(page.text).toContain('Signed in');
     const code = new URL(landed).searchParams.get('code')!;
     expect(code).toBeTruthy();
@@ -145,8 +178,9 @@ describe('with server.public_url, a sign-in comes back to the gateway (GET /oaut
     const noState = await fetch(`${publicUrl}/oauth/callback?code=forged`);
     expect(noState.status).toBe(400);
     expect(await noState.text()).toContain('no state');
-    // The state is in the sign-in URL the user is handed (events, the audit's error); the code is nowhere.
+    // The user is handed the consent page (in the event and the audit's error, as it is in the client's), so neither the state nor the code is in any log.
     expect(h.logs.join('\n')).not.toContain(code);
+    expect(h.logs.join('\n')).not.toContain(state);
     // alice is still served: a replay changed nothing.
     expect(JSON.parse(text(await clients[0]!.callTool({ name: 'records_whoami' }))).sub).toBe('alice');
   });
@@ -155,6 +189,7 @@ describe('with server.public_url, a sign-in comes back to the gateway (GET /oaut
     const bob = await connect(h.url, await idp.userToken('bob'));
     clients.push(bob);
     const url = await signInUrl(bob);
+    expectStartPage(url, publicUrl);
     const failed = h.waitForEvent((e) => e.stage === 'reauth_failed' && e.details.user === 'bob');
     const own = await launchChromium();
     try {
@@ -165,7 +200,109 @@ describe('with server.public_url, a sign-in comes back to the gateway (GET /oaut
       await own.close();
     }
     await failed;
-    expect(new URL(await signInUrl(bob)).searchParams.get('state')).not.toBe(new URL(url).searchParams.get('state'));
+    expect(await signInUrl(bob)).not.toBe(url);
+  });
+
+  it("the consent page: no script, never framed, its form only to the gateway and the authorization server; a POST without this browser's anti-CSRF cookie and token, or from another origin, is refused", async () => {
+    const carol = await connect(h.url, await idp.userToken('carol'));
+    clients.push(carol);
+    const url = await signInUrl(carol);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain(`form-action 'self' ${new URL(as.issuer).origin}`);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const html = await page.text();
+    expect(html).not.toContain('<script');
+    expect(html).toContain('<form method="post">');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const csrfCookie = page.headers.get('set-cookie')!;
+    expect(csrfCookie).toMatch(/HttpOnly/i);
+    expect(csrfCookie).toMatch(/SameSite=Strict/i);
+    expect(csrfCookie).toContain(`Path=${new URL(url).pathname}`);
+    const post = (headers: Record<string, string>, token: string) =>
+      fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: `csrf=${token}` });
+    const cookie = csrfCookie.split(';')[0]!;
+    for (const res of [
+      await post({}, csrf), // another site's form: no SameSite=Strict cookie comes with it
+      await post({ cookie }, 'forged'),
+      // An origin the gateway's DNS-rebinding check lets through (its bound address), but not its public one.
+      await post({ cookie, origin: new URL(h.url).origin }, csrf),
+    ]) {
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect(res.headers.get('set-cookie')).toBeNull();
+      expect(await res.text()).toContain('did not come from the sign-in page in this browser');
+    }
+    const { location, cookie: flowCookie } = await consentByHand(url);
+    expect(location.startsWith(`${as.issuer}/`)).toBe(true);
+    expect(new URL(location).searchParams.get('redirect_uri')).toBe(`${publicUrl}/oauth/callback`);
+    expect(flowCookie).toMatch(/^gw_sign_in_[0-9a-f]{16}=/);
+    expect(flowCookie).toMatch(/HttpOnly/i);
+    expect(flowCookie).toMatch(/SameSite=Lax/i);
+    expect(flowCookie).toContain('Path=/oauth;');
+    expect(flowCookie).not.toMatch(/Secure/i);
+  });
+
+  it("the authorization server's URL opened in a browser that never saw the consent page ends in a 400 at the callback; nothing is stored, and the flow still waits for the browser that passes the page", async () => {
+    const dave = await connect(h.url, await idp.userToken('dave'));
+    clients.push(dave);
+    const url = await signInUrl(dave);
+    // dave passes the page by hand and forwards the authorization server's URL; mallory opens it.
+    const { location } = await consentByHand(url);
+    const mallory = await launchChromium();
+    try {
+      const page = await authorizeInBrowser(mallory, location, `${publicUrl}/oauth/callback`, { login: 'mallory' });
+      expect(page.consent).toBeUndefined();
+      expect(page.status).toBe(400);
+      expect(page.text).toContain('did not start the sign-in from the gateway');
+      expect(page.text).not.toContain(new URL(page.url).searchParams.get('code')!);
+    } finally {
+      await mallory.close();
+    }
+    // Not stored: dave is still asked, and for the same flow (the refused callback did not end it).
+    expect(await signInUrl(dave)).toBe(url);
+    const own = await launchChromium();
+    try {
+      const page = await authorizeInBrowser(own, url, `${publicUrl}/oauth/callback`, { login: 'dave' });
+      expect(page.status, page.text).toBe(200);
+    } finally {
+      await own.close();
+    }
+    expect(JSON.parse(text(await dave.callTool({ name: 'records_whoami' })))).toEqual({ sub: 'dave', aud: backend.url });
+  });
+
+  it("another browser that passes the consent page (which named erin) finishes erin's flow: the page is the consent", async () => {
+    const erin = await connect(h.url, await idp.userToken('erin'));
+    clients.push(erin);
+    const url = await signInUrl(erin);
+    // Seen first in one browser, whose cookie the other does not have.
+    const seen = await browser.page();
+    expect((await seen.goto(url))?.status()).toBe(200);
+    await seen.close();
+    const other = await launchChromium();
+    try {
+      const page = await authorizeInBrowser(other, url, `${publicUrl}/oauth/callback`, { login: 'erin' });
+      expect(page.consent).toContain('so that the gateway can act for erin at records');
+      expect(page.status, page.text).toBe(200);
+    } finally {
+      await other.close();
+    }
+    expect(JSON.parse(text(await erin.callTool({ name: 'records_whoami' })))).toEqual({ sub: 'erin', aud: backend.url });
+    // Finished: its consent page is gone, like an unknown one.
+    for (const gone of [url, `${publicUrl}/oauth/start/${randomBytes(32).toString('base64url')}`]) {
+      const res = await fetch(gone);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      const body = await res.text();
+      expect(body).toContain('unknown, was already used to sign in, or has expired');
+      expect(body).not.toContain('<form');
+      expect(
+        (await fetch(gone, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=x' })).status,
+      ).toBe(400);
+    }
   });
 });
 
@@ -220,13 +357,20 @@ describe('with sessions.store: redis, the replica the browser comes back to fini
     const alice = await connect(a.url, await idp.userToken('alice'));
     clients.push(alice);
     const url = await signInUrl(alice);
-    expect(new URL(url).searchParams.get('redirect_uri')).toBe(`${publicUrl}/oauth/callback`);
+    expectStartPage(url, publicUrl);
+    // The consent page is served by r2 (the public URL) for a flow r1 started.
+    const { location } = await consentByHand(url);
+    expect(new URL(location).searchParams.get('redirect_uri')).toBe(`${publicUrl}/oauth/callback`);
 
-    // The pending sign-in waits in Redis: one key by the digest of its state, sealed, expiring.
-    const state = new URL(url).searchParams.get('state')!;
+    // The pending sign-in waits in Redis: one key by the digest of its state, sealed, expiring; its consent page's key names that digest.
+    const state = new URL(location).searchParams.get('state')!;
     const keys = await commands.keys(`${cluster.keyPrefix}:sign-in:*`);
     expect(keys).toHaveLength(1);
     expect(keys[0]).not.toContain(state);
+    const starts = await commands.keys(`${cluster.keyPrefix}:sign-in-start:*`);
+    expect(starts).toHaveLength(1);
+    expect(starts[0]).not.toContain(new URL(url).pathname.split('/').pop());
+    expect(`${cluster.keyPrefix}:sign-in:${await commands.get(starts[0]!)}`).toBe(keys[0]);
     const sealed = (await commands.get(keys[0]!))!;
     expect(JSON.parse(sealed)).toMatchObject({ version: 1, iv: expect.any(String), tag: expect.any(String), data: expect.any(String) });
     expect(sealed).not.toContain('alice');
@@ -234,7 +378,9 @@ describe('with sessions.store: redis, the replica the browser comes back to fini
 
     const page = await authorizeInBrowser(browser, url, `${publicUrl}/oauth/callback`, { login: 'alice' });
     expect(page.status, `${page.text}\n${cluster.logs()}`).toBe(200);
+    expect(page.consent).toContain('act for alice at records');
     expect(await commands.keys(`${cluster.keyPrefix}:sign-in:*`)).toEqual([]);
+    expect(await commands.keys(`${cluster.keyPrefix}:sign-in-start:*`)).toEqual([]);
     expect(JSON.parse(text(await alice.callTool({ name: 'records_whoami' })))).toEqual({ sub: 'alice', aud: backend.url });
 
     // r1 heard that the sign-in ended: its own pending flow ends as signed in, not timed out later.
