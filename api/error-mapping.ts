@@ -241,6 +241,8 @@ const REFUSAL_STATUS: Record<number, number> = {
   [RpcCode.ParseError]: 400,
   [RpcCode.InvalidRequest]: 400,
   [RpcCode.MethodNotFound]: 404,
+  // Before any handler, the SDK's Server refuses only a malformed 2026-07-28 envelope with this code.
+  [RpcCode.InvalidParams]: 400,
   [RpcCode.HeaderMismatch]: 400,
   [RpcCode.UnsupportedProtocolVersion]: 400,
 };

@@ -3,13 +3,16 @@
  * SDK's own classifier (the same code its handlers route with): a request
  * carrying the 2026-07-28 `_meta` envelope is served statelessly; anything
  * else (an initialize, a session's traffic, a batch, a posted response) is
- * 2025-11-25 session traffic, and a POST naming a session is that at once. The classifier also checks what 2026-07-28
+ * 2025-11-25 session traffic, and a POST naming a session is that at once. A
+ * well-formed 2026-07-28 request is recognised before the classifier, which
+ * could only agree (./well-formed-modern-request.ts). The classifier also checks what 2026-07-28
  * puts in headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` against
  * the body) and the envelope itself; its refusals are thrown as typed errors.
  */
 import type { FastifyRequest } from 'fastify';
 import { classifyInboundRequest, type JSONRPCRequest, type MessageClassification } from '@modelcontextprotocol/server';
 import { ProtocolRefusedError } from '../../schemas/errors.js';
+import { MODERN_CLASSIFICATION, wellFormedModernRequest } from './well-formed-modern-request.js';
 
 export type RevisionRoute =
   | { kind: 'session' }
@@ -24,6 +27,9 @@ export function routeByRevision(req: FastifyRequest): RevisionRoute {
   // A session's own traffic (2025-11-25 only has sessions): its transport checks it, and answers a malformed
   // message naming what is wrong with it. The hot path of a session costs no classification.
   if (headers['mcp-session-id'] !== undefined) return SESSION;
+  // The common 2026-07-28 request, recognised without the classifier's cost (./well-formed-modern-request.ts).
+  const modern = wellFormedModernRequest(req.body, headers);
+  if (modern) return { kind: 'stateless', request: modern, classification: MODERN_CLASSIFICATION };
   const outcome = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: header(headers['mcp-protocol-version']),

@@ -7,7 +7,7 @@
  * as it numbers them. Backends: the fixture server over stdio and over HTTP.
  */
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
@@ -169,6 +169,33 @@ describe('2026-07-28 clients, served without a session', () => {
 
     const client = await modernClient();
     await expect(client.readResource({ uri: 'fixture://nobody/x' })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('refuses a malformed envelope with -32602 on 400, whichever check finds it, and runs nothing', async () => {
+    const headers = { 'mcp-method': 'tools/call', 'mcp-name': 's_echo' };
+    const callWith = (id: number, meta: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 's_echo', arguments: { text: 'never run' }, _meta: { ...envelope, ...meta } },
+    });
+    // Calls of s_echo in the audit trail (a record carries no arguments, so they are counted).
+    const trail = join(h.dir, 'audit.jsonl');
+    const audited = () => (existsSync(trail) ? readFileSync(trail, 'utf8') : '').split('\n').filter((l) => l.includes('"capability_name":"s_echo"')).length;
+    const before = audited();
+    // Capabilities are an object, so the request is recognised without the classifier; the SDK's Server checks their members.
+    const deep = await post(callWith(90, { 'io.modelcontextprotocol/clientCapabilities': { roots: 'yes' } }), headers);
+    expect(deep.status).toBe(400);
+    expect(await deep.json()).toMatchObject({ id: 90, error: { code: -32602, message: expect.stringContaining('_meta envelope') } });
+    // An unknown log level goes to the SDK's classifier, which refuses it itself.
+    const level = await post(callWith(91, { 'io.modelcontextprotocol/logLevel': 'loud' }), headers);
+    expect(level.status).toBe(400);
+    expect(await level.json()).toMatchObject({ id: 91, error: { code: -32602, message: expect.stringContaining('_meta envelope') } });
+    // Neither reached a backend: the gateway keeps serving, and no call was made.
+    const client = await modernClient();
+    expect((await client.callTool({ name: 's_echo', arguments: { text: 'after' } })).content).toEqual([{ type: 'text', text: 'after' }]);
+    await waitFor(() => audited() > before, 'the audit record of the call after');
+    expect(audited()).toBe(before + 1);
   });
 
   it('the client shows in GET /manage/v1/clients and its name in the audit record', async () => {
