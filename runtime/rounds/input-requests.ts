@@ -53,6 +53,11 @@ export function declares(capabilities: Readonly<Record<string, unknown>> | undef
   return sub === undefined || (declared as Record<string, unknown>)[sub] !== undefined;
 }
 
+/** Whether the client declared any capability a backend's request in the middle of a call needs (else it is never asked). */
+export function mayHaveLaterRounds(capabilities: Readonly<Record<string, unknown>> | undefined): boolean {
+  return declares(capabilities, 'elicitation') || declares(capabilities, 'sampling') || declares(capabilities, 'roots');
+}
+
 /** The first capability the client lacks for these requests, or undefined when it can answer them all. */
 export function missingCapability(requests: Iterable<PeerMessage>, capabilities: Readonly<Record<string, unknown>> | undefined): string | undefined {
   for (const request of requests) {

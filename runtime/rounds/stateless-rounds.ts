@@ -21,7 +21,7 @@ import type { Logger } from '../observability/logging/logger.js';
 import { BadRequestError, MissingClientCapabilityError } from '../../schemas/errors.js';
 import type { CallerContext, ForwardOptions, JsonObject, ProgressHandler } from '../routing/caller.js';
 import { bindingMismatch, bindingOf, type CallBinding } from './call-binding.js';
-import { capabilityObject, isInputRequired, jsonBytes, missingCapability, type InputRequests } from './input-requests.js';
+import { capabilityObject, isInputRequired, jsonBytes, mayHaveLaterRounds, missingCapability, type InputRequests } from './input-requests.js';
 import { checkRound, type RoundLimits } from './round-limits.js';
 import { StateRefusedError, type StateSeal } from './state-seal.js';
 import { WaitingCall, type GivenAnswer } from './waiting-call.js';
@@ -140,7 +140,10 @@ export class StatelessRounds {
     caller.inputRounds = record;
     caller.sendRequest = (request) => call.ask(request);
     const held: Held = { call, record, attached: false, caller };
-    call.start((signal, onprogress) => run(caller, { signal, onprogress, onBackend: (b) => (held.backend = b) }, req.params));
+    // The backend is asked for progress only when someone may hear it: this request, or the repeat of a later
+    // round (only a client that can answer some input ever has one). Asking costs the backend call a token and a handler.
+    const relay = req.onprogress !== undefined || mayHaveLaterRounds(req.capabilities);
+    call.start((signal, onprogress) => run(caller, { signal, ...(relay ? { onprogress } : {}), onBackend: (b) => (held.backend = b) }, req.params));
     return this.settle(req, held);
   }
 
