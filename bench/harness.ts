@@ -267,8 +267,10 @@ export class LoadGen {
     return first;
   }
 
-  async run(seconds: number, record: boolean, method: LoadMethod = 'call'): Promise<RunResult> {
-    const parts = await Promise.all(this.workers.map((w) => this.ask<{ result: RunResult }>(w, { cmd: 'run', seconds, record, method })));
+  /** `rate`: calls per second offered by all workers together (paced); absent: as fast as the clients go. */
+  async run(seconds: number, record: boolean, method: LoadMethod = 'call', rate?: number): Promise<RunResult> {
+    const share = rate === undefined ? undefined : rate / this.workers.length;
+    const parts = await Promise.all(this.workers.map((w) => this.ask<{ result: RunResult }>(w, { cmd: 'run', seconds, record, method, rate: share })));
     const results = parts.map((p) => p.result);
     return {
       calls: results.reduce((a, r) => a + r.calls, 0),
@@ -347,7 +349,15 @@ const sumWakeups = sumOf(mainThreadWakeups);
 const sumRss = sumOf(rssBytes);
 
 /** One measured phase; `seconds` for scripts that take their own phase length (SECONDS is read once, at import). */
-export async function loadPhase(lg: LoadGen, t: Target, clients: number, method: LoadMethod = t.method ?? 'call', seconds = SECONDS): Promise<Row> {
+export async function loadPhase(
+  lg: LoadGen,
+  t: Target,
+  clients: number,
+  method: LoadMethod = t.method ?? 'call',
+  seconds = SECONDS,
+  /** Offered calls per second (paced), for comparing callers at one throughput; absent: closed loop. */
+  rate?: number,
+): Promise<Row> {
   await lg.connect({
     cmd: 'connect',
     url: t.url,
@@ -361,14 +371,14 @@ export async function loadPhase(lg: LoadGen, t: Target, clients: number, method:
     v2: t.v2,
   });
   try {
-    if (WARMUP > 0) await lg.run(WARMUP, false, method);
+    if (WARMUP > 0) await lg.run(WARMUP, false, method, rate);
     const serverPids = t.serverPid?.() ?? [];
     const backendPids = t.backendPid?.() ?? [];
     const s0 = sumCpu(serverPids);
     const b0 = sumCpu(backendPids);
     const k0 = sumWakeups(serverPids);
     const w0 = performance.now();
-    const r = await lg.run(seconds, true, method);
+    const r = await lg.run(seconds, true, method, rate);
     const wall = performance.now() - w0;
     const s1 = sumCpu(serverPids);
     const b1 = sumCpu(backendPids);

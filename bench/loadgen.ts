@@ -52,7 +52,14 @@ export type LoadCommand =
       /** A client of the SDK's v2 line, negotiating so (streamable HTTP or stdio; `calltool` only); default the 1.x client. */
       v2?: V2Negotiation;
     }
-  | { cmd: 'run'; seconds: number; record: boolean; method: LoadMethod }
+  | {
+      cmd: 'run';
+      seconds: number;
+      record: boolean;
+      method: LoadMethod;
+      /** Calls per second offered by this process's clients together (evenly spaced); absent: each client calls again at once. */
+      rate?: number;
+    }
   | { cmd: 'close' }
   | { cmd: 'exit' };
 
@@ -249,9 +256,17 @@ async function run(cmd: Extract<LoadCommand, { cmd: 'run' }>): Promise<RunResult
     cmd.method === 'calltool'
       ? (client: LoadClient) => client.callTool!({ name: tool, arguments: args }, undefined, { timeout: 30_000 })
       : (client: LoadClient) => client.request(request, PASSTHROUGH, { timeout: 30_000 });
+  // Paced: client i calls at t0 + (i + k·n)/rate, so every caller is offered the same load whatever its own speed.
+  const spacing = cmd.rate ? 1000 / cmd.rate : 0;
   await Promise.all(
-    clients.map(async (client) => {
-      while (performance.now() < deadline) {
+    clients.map(async (client, i) => {
+      for (let k = 0; performance.now() < deadline; k++) {
+        if (spacing) {
+          const due = t0 + (i + k * clients.length) * spacing;
+          const wait = due - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          if (performance.now() >= deadline) break;
+        }
         const started = performance.now();
         try {
           const result = await once(client);

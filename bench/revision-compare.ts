@@ -4,6 +4,11 @@
  *   node dist/bench/revision-compare.js [backend] [clients] [rounds] [seconds] [gateway.js]
  *     backend: http (default; the SDK fixture over streamable HTTP) | stdio
  *     BENCH_AUDIT=0 runs the gateway with the audit trail off.
+ *     BENCH_RATE=N offers N calls/s in every phase (paced) instead of a closed
+ *     loop: the gateway's CPU per call falls as its throughput rises (more
+ *     requests per wake-up), and the three callers do not drive it equally
+ *     fast (a 2026-07-28 client costs the load generator more per call), so
+ *     only at one offered rate is CPU per call compared like for like.
  *
  * The callers of bench/revisions.ts take turns on the same gateway process
  * (1.x client at 2025-11-25, v2 client at 2025-11-25, v2 client pinned to
@@ -22,6 +27,7 @@ import { GATEWAY_JS, LoadGen, childPids, loadPhase, sdkStdioCmd, startGateway, s
 import { GATEWAY_CALLERS, V2_MODERN, type Caller } from './revisions.js';
 import { median } from './stats.js';
 
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const label = (c: Caller) => `${c.revision} ${c.line}`;
 
 async function main(): Promise<void> {
@@ -58,6 +64,7 @@ async function main(): Promise<void> {
           clients,
           'calltool',
           Number(seconds),
+          RATE,
         );
         rows.push({ ...row, caller });
         console.log(
@@ -83,7 +90,7 @@ async function main(): Promise<void> {
     return `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
   };
   console.log(
-    `\nsdk-${backendArg}, ${clients} clients, ${rounds} rounds of ${seconds} s, medians; audit ${process.env.BENCH_AUDIT === '0' ? 'off' : 'on'}; ${js}`,
+    `\nsdk-${backendArg}, ${clients} clients${RATE ? ` offering ${RATE} calls/s` : ''}, ${rounds} rounds of ${seconds} s, medians; audit ${process.env.BENCH_AUDIT === '0' ? 'off' : 'on'}; ${js}`,
   );
   console.log(
     table(
