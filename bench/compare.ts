@@ -5,6 +5,8 @@
  *     scenario: mcp-sdk-http (default) | mcp-sdk-stdio | sse-sdk-http | sse-sdk-stdio |
  *               mcp-bench-http | mcp-bench-stdio (the cheap bench backend, passthrough calls)
  *     BENCH_AUDIT=0 runs both with the audit trail off.
+ *     BENCH_RATE=N offers N calls/s in every phase (paced): CPU per call at one
+ *     throughput, whichever build is faster (bench/revision-compare.ts says why).
  *     `floor` in place of a build runs the bare node:http pass-through proxy
  *     (bench/floor-proxy.ts) to the HTTP backend instead: the floor of any
  *     Node process with two loopback hops (http scenarios through /mcp only).
@@ -22,6 +24,7 @@ import { runMain } from './proc.js';
 import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startFloorProxy, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
 import { median } from './stats.js';
 
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const SCENARIOS = ['mcp-sdk-http', 'mcp-sdk-stdio', 'sse-sdk-http', 'sse-sdk-stdio', 'mcp-bench-http', 'mcp-bench-stdio'];
 
 async function main(): Promise<void> {
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
       // Alternate which goes first, so neither always follows the other.
       const order = r % 2 === 0 ? [['A', a] as const, ['B', b] as const] : [['B', b] as const, ['A', a] as const];
       for (const [name, gw] of order) {
-        const row = await loadPhase(lg, target(name, gw), clients, undefined, Number(seconds));
+        const row = await loadPhase(lg, target(name, gw), clients, undefined, Number(seconds), RATE);
         rows.push(row);
         console.log(
           `${name}  ${f(row.server_cpu_us_per_call)} µs/call  ${f(row.server_wakeups_per_call, 2)} wake-ups/call  ${f(row.calls_per_s)} calls/s  p50 ${f(row.p50_ms, 3)} ms`,
@@ -90,7 +93,7 @@ async function main(): Promise<void> {
     ['p50 ms', 'p50_ms', 3],
     ['p90 ms', 'p90_ms', 3],
   ];
-  console.log(`\n${scenario}, ${clients} clients, ${rounds} rounds of ${seconds} s, medians; A = ${aJs}, B = ${bJs}`);
+  console.log(`\n${scenario}, ${clients} clients${RATE ? ` offering ${RATE} calls/s` : ''}, ${rounds} rounds of ${seconds} s, medians; A = ${aJs}, B = ${bJs}`);
   console.log(
     table(
       ['', ...cols.map((c) => c[0])],
