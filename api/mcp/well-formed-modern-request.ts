@@ -2,10 +2,10 @@
  * The one shape of POST that needs no classifier: a single, well-formed
  * JSON-RPC request carrying a 2026-07-28 envelope claim, with headers that
  * agree with it. For that shape the SDK's `classifyInboundRequest` can only
- * answer "modern request, revision 2026-07-28", yet it costs about 50 µs of
- * CPU per request at 16 clients (three zod guards over the whole message,
- * two of which fail and build their issue lists, then the envelope schema),
- * which made a 2026-07-28 call dearer than a session's (docs/performance.md).
+ * answer "modern request, revision 2026-07-28", yet it costs 11–15 µs of CPU
+ * per request (three zod guards over the whole message, two of which fail
+ * and build their issue lists, then the envelope schema), which a session's
+ * request never pays; this check costs about 0.1 µs (docs/performance.md).
  *
  * So this check is a sufficient condition for that answer, and nothing more:
  * anything it is not sure of (a batch, a response, `initialize`, another
