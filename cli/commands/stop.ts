@@ -11,7 +11,7 @@ export class StopCommand extends Command {
   static override usage = Command.Usage({
     description: 'Stop a server session',
     details:
-      'Sends SIGTERM and waits for the graceful stop (default 10 s), then SIGKILL. `--force` sends SIGKILL at once and removes the session file. Without a name, stops the `default` session.',
+      'Sends SIGTERM and waits for the graceful stop (default 10 s), then SIGKILL. `--force` sends SIGKILL at once and removes the session file. The stdio backends (their process groups) and containers of a killed server are removed after it. Without a name, stops the `default` session.',
     examples: [
       ['Stop the default session', 'gateway stop'],
       ['Stop one by name', 'gateway stop dev'],

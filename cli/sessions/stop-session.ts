@@ -1,10 +1,12 @@
 /**
  * Stopping a session by its pid: SIGTERM and a graceful wait, then SIGKILL;
  * or SIGKILL at once (`--force`). Waiting watches /proc, so a killed server
- * that nobody reaps (a zombie) counts as stopped.
+ * that nobody reaps (a zombie) counts as stopped. A killed server's stdio
+ * backends are killed after it (./backend-process-groups.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processRuns } from './process-state.js';
+import { backendGroupsOf, killGroups } from './backend-process-groups.js';
 import { removeIfUnchanged, type FoundSession } from './session-files.js';
 
 export interface StopOutcome {
@@ -24,10 +26,13 @@ export async function stopSession(s: FoundSession, opts: { force: boolean; timeo
     how = (await waitUntil(() => !runs(), opts.timeoutMs)) ? 'terminated' : 'killed-after-timeout';
   }
   if (how !== 'terminated') {
+    // Read before the kill: afterwards its backends are init's children, no longer known as its.
+    const backends = backendGroupsOf(pid);
     signal(pid, 'SIGKILL');
     await waitUntil(() => !runs(), 10_000);
+    killGroups(backends);
   }
-  // A graceful stop removes its own file and containers; a killed server can do neither.
+  // A graceful stop removes its own file, backends and containers; a killed server can do none of that.
   if (how !== 'terminated') await removeContainersOf(s);
   removeIfUnchanged(s);
   return { name, pid, how };

@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, afterEach } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -15,6 +15,21 @@ import { freePort } from '../../helpers/ports.js';
 import { GATEWAY_BIN, CLIENT_BIN, runBin } from '../../helpers/cli-run.js';
 import { FALLBACK_SERVER_URL, resolveServerUrl } from '../../../cli/client/server-url.js';
 import { serverChoices } from '../../../cli/servers/server-choices.js';
+
+/** Processes whose parent is `pid`, from /proc (their stat's fourth field). */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((e) => {
+      try {
+        const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
 
 interface Sandbox {
   state: string;
@@ -141,11 +156,15 @@ describe('cli: detached server sessions', { timeout: 120_000 }, () => {
     const r = await gateway(sb, ['server', '-d', '--name', 'quick', '--config', sb.config, '--port', '0']);
     expect(r.code, r.stderr).toBe(0);
     const url = /URL\s+(http:\/\/\S+)/.exec(r.stdout)![1];
-    pids.push(Number(/\(pid (\d+)\)/.exec(r.stdout)![1]));
+    const serverPid = Number(/\(pid (\d+)\)/.exec(r.stdout)![1]);
+    pids.push(serverPid);
     // Had it waited for the backend, the attempt would be over (a minute later, Failed).
     const backends = (await (await fetch(`${url}/manage/v1/backends`)).json()) as { backends: Array<{ name: string; phase: string }> };
     expect(backends.backends).toEqual([expect.objectContaining({ name: 'slow', phase: 'Initializing' })]);
+    const backendPid = await waitFor(() => childrenOf(serverPid)[0], 'the stdio backend process');
     await gateway(sb, ['stop', 'quick', '--force']);
+    // A killed server cannot stop its backends: the CLI kills their process groups after it.
+    await waitFor(() => !isAlive(backendPid), "the killed server's stdio backend to be gone");
   });
 
   it('stop --force kills at once (the default session when no name is given) and removes its file', async () => {
