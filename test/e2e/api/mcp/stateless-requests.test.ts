@@ -7,12 +7,13 @@
  * as it numbers them. Backends: the fixture server over stdio and over HTTP.
  */
 import { describe, it, expect, afterAll, beforeAll } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startGateway, type Harness } from '../../../helpers/gateway-harness.js';
 import { fixtureCommand, startHttpFixture, type HttpFixture } from '../../../fixtures/spawn.js';
 import { waitFor } from '../../../helpers/wait.js';
+import { auditRecords } from '../../../helpers/audit-records.js';
 import { CLIENT_BIN, runBin } from '../../../helpers/cli-run.js';
 
 const MODERN = '2026-07-28';
@@ -180,8 +181,7 @@ describe('2026-07-28 clients, served without a session', () => {
       params: { name: 's_echo', arguments: { text: 'never run' }, _meta: { ...envelope, ...meta } },
     });
     // Calls of s_echo in the audit trail (a record carries no arguments, so they are counted).
-    const trail = join(h.dir, 'audit.jsonl');
-    const audited = () => (existsSync(trail) ? readFileSync(trail, 'utf8') : '').split('\n').filter((l) => l.includes('"capability_name":"s_echo"')).length;
+    const audited = () => auditRecords(join(h.dir, 'audit.jsonl'), (r) => r.target?.capability_name === 's_echo').length;
     const before = audited();
     // Capabilities are an object, so the request is recognised without the classifier; the SDK's Server checks their members.
     const deep = await post(callWith(90, { 'io.modelcontextprotocol/clientCapabilities': { roots: 'yes' } }), headers);

@@ -16,12 +16,12 @@
  * other replica) completes such calls in both set-ups.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startAuditedReplicas, type AuditedReplicas } from '../../../helpers/audited-replicas.js';
 import { Haproxy } from '../../../helpers/haproxy.js';
 import { stdioFixture } from '../../../fixtures/fixture-backend.js';
 import { waitFor } from '../../../helpers/wait.js';
+import { auditRecords } from '../../../helpers/audit-records.js';
 import { modernToolCall, type RawAnswer } from '../../../helpers/modern-call.js';
 
 const MODERN = '2026-07-28';
@@ -56,14 +56,7 @@ async function startBed(store: 'redis' | 'memory'): Promise<Bed> {
 const rawCall = (url: string, params: Record<string, unknown>) => modernToolCall(url, params);
 
 /** The audit records of fx_elicit calls on one replica (the record has no arguments: each test starts with none). */
-function records(file: string, _question: string): Array<Record<string, any>> {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((r) => r.target?.capability_name === 'fx_elicit');
-}
+const records = (file: string, _question: string) => auditRecords(file, (r) => r.target?.capability_name === 'fx_elicit');
 
 /** Starts the call on r1 and repeats it on r2 (asking for progress there); answers what r2 answered. */
 async function acrossReplicas(bed: Bed, question: string) {

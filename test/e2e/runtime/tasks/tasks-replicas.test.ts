@@ -10,7 +10,6 @@
  *   through Redis.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -18,6 +17,7 @@ import { startAuditedReplicas, type AuditedReplicas } from '../../../helpers/aud
 import { fixtureMainPath, startHttpFixture, type HttpFixture } from '../../../fixtures/spawn.js';
 import { modernRequest } from '../../../helpers/modern-call.js';
 import { waitFor } from '../../../helpers/wait.js';
+import { auditRecords } from '../../../helpers/audit-records.js';
 
 const MGMT = 'tasks-replicas-management-0123456789';
 const STATE_KEY = 'tasks-replicas-state-key-0123456789abcdef';
@@ -34,14 +34,7 @@ const startBed = (store: 'redis' | 'memory', backend: HttpFixture): Promise<Audi
   });
 
 /** The tasks/* audit records of one replica. */
-function taskRecords(file: string): Array<Record<string, any>> {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>)
-    .filter((r) => r.target?.method === 'task');
-}
+const taskRecords = (file: string) => auditRecords(file, (r) => r.target?.method === 'task');
 
 async function legacyClient(url: string): Promise<Client> {
   const client = new Client({ name: 'legacy-tasks-replicas', version: '1.0.0' }, { capabilities: {} });
