@@ -17,6 +17,7 @@ import { isResponseMessage } from '../../../runtime/transports/json-rpc.js';
 import { statelessErrorStatus } from '../../error-mapping.js';
 import type { CallerIdentity } from '../../../runtime/access/identity.js';
 import type { Exchange } from './exchange.js';
+import { SlotTable } from '../../../runtime/slot-table.js';
 
 /** Who sent a stateless request, as the routes found out (the SDK knows nothing of our callers). */
 export interface RequestOrigin {
@@ -35,16 +36,15 @@ export class ExchangeTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: { classification?: MessageClassification }) => void;
-  private readonly pending = new Map<number, Pending>();
-  private seq = 0;
+  /** Not a Map: this table lives as long as the gateway while its entries churn (../../../runtime/slot-table.ts says why). */
+  private readonly pending = new SlotTable<Pending>();
 
   async start(): Promise<void> {}
 
   /** Hands one request to the server; its answer and related messages go to `exchange`. */
   dispatch(exchange: Exchange, request: JSONRPCRequest, classification: MessageClassification, origin: RequestOrigin): void {
-    const id = ++this.seq;
     const entry: Pending = { exchange, origin, handingOver: true };
-    this.pending.set(id, entry);
+    const id = this.pending.add(entry);
     try {
       this.onmessage?.({ ...request, id }, { classification });
     } finally {
@@ -59,10 +59,8 @@ export class ExchangeTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (isResponseMessage(message as Record<string, unknown>)) {
-      const id = (message as { id: number }).id;
-      const entry = this.pending.get(id);
+      const entry = this.pending.take((message as { id: number }).id);
       if (!entry) return;
-      this.pending.delete(id);
       const answer = { ...message, id: entry.exchange.clientId } as JSONRPCMessage;
       const code = (message as { error?: { code?: number } }).error?.code;
       entry.exchange.answer(answer, code === undefined ? 200 : statelessErrorStatus(code, entry.handingOver));
