@@ -30,6 +30,7 @@ import type { PeerOutcome, PeerResume, RoundPeers } from './round-peers.js';
 import { RpcRefusal } from '../../schemas/errors.js';
 import type { UserAuthorizationRequiredError } from '../auth/errors.js';
 import { signInNeeded, signInRequest } from './sign-in-rounds.js';
+import { signalledClient, type WaitingClient } from './waiting-client.js';
 
 export interface StatelessRoundsDeps {
   /** The seal of the running config (./seal-source.ts). */
@@ -55,8 +56,8 @@ export interface RoundRequest {
   capabilities?: Readonly<Record<string, unknown>>;
   inputResponses?: Readonly<Record<string, unknown>>;
   requestState?: string;
-  /** Aborted when the client closes this request's response before its answer. */
-  signal: AbortSignal;
+  /** The exchange this request waits on: the client closing it before the answer cancels what it waits on. */
+  exchange: WaitingClient;
   /** This request's progress relay, when the client asked for progress. */
   onprogress?: ProgressHandler;
 }
@@ -118,7 +119,7 @@ export class StatelessRounds {
     if (this.hasEnded(state.id)) throw this.refuse(req, 'call already ended');
     if (this.peers && state.t && state.t !== this.peers.tag) {
       // Another replica holds the call: it finishes it (exactly once), unless it is gone.
-      const outcome = await this.peers.resume(state.t, this.peerResume(req, state), req.signal, req.onprogress);
+      const outcome = await this.peers.resume(state.t, this.peerResume(req, state), req.exchange.signal, req.onprogress);
       if ('result' in outcome) return outcome.result;
       if ('error' in outcome) throw new RpcRefusal(outcome.error.code, outcome.error.message, outcome.error.data as Record<string, unknown> | undefined);
     }
@@ -143,7 +144,7 @@ export class StatelessRounds {
     // The backend is asked for progress only when someone may hear it: this request, or the repeat of a later
     // round (only a client that can answer some input ever has one). Asking costs the backend call a token and a handler.
     const relay = req.onprogress !== undefined || mayHaveLaterRounds(req.capabilities);
-    call.start((signal, onprogress) => run(caller, { signal, ...(relay ? { onprogress } : {}), onBackend: (b) => (held.backend = b) }, req.params));
+    call.start(callRunner(run, held, req.params, relay));
     return this.settle(req, held);
   }
 
@@ -160,12 +161,12 @@ export class StatelessRounds {
     held.attached = true;
     call.progress = req.onprogress;
     const cancel = () => call.cancel('client closed the response stream');
-    req.signal.addEventListener('abort', cancel, { once: true });
+    const attached = req.exchange.onAbandoned(cancel);
     let turn;
     try {
       turn = await call.next();
     } finally {
-      req.signal.removeEventListener('abort', cancel);
+      attached();
       call.progress = undefined;
       held.attached = false;
     }
@@ -231,7 +232,7 @@ export class StatelessRounds {
     caller.answersInputRequired = true;
     caller.inputRounds = { rounds: state.b.r, asked: [] };
     const params = { ...req.params, inputResponses: req.inputResponses ?? {}, ...(state.s !== undefined ? { requestState: state.s } : {}) };
-    const result = await run(caller, { signal: req.signal, ...(req.onprogress ? { onprogress: req.onprogress } : {}) }, params);
+    const result = await run(caller, { signal: req.exchange.signal, ...(req.onprogress ? { onprogress: req.onprogress } : {}) }, params);
     return this.passedOn(req, result, state.b.r + 1);
   }
 
@@ -305,7 +306,7 @@ export class StatelessRounds {
       caller,
       capabilities: r.capabilities,
       inputResponses: r.inputResponses,
-      signal,
+      exchange: signalledClient(signal),
       onprogress,
     };
     try {
@@ -340,4 +341,15 @@ export class StatelessRounds {
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * What a waiting call runs. Made out here so that its closures hold only
+ * what they use: closures made in one scope share what they capture, and
+ * the caller's `sendRequest` (made in `start`) outlives the request, so a
+ * closure made beside it would keep the request's exchange alive with it.
+ */
+function callRunner(run: RunCall, held: Held, params: JsonObject, relay: boolean): (signal: AbortSignal, onprogress: ProgressHandler) => Promise<JsonObject> {
+  const onBackend = (backend: string) => (held.backend = backend);
+  return (signal, onprogress) => run(held.caller, { signal, ...(relay ? { onprogress } : {}), onBackend }, params);
 }

@@ -52,7 +52,8 @@ export class WaitingCall {
   /** The request methods asked of the client, for the audit record (never the answers). */
   readonly asked: string[] = [];
   private readonly controller = new AbortController();
-  private readonly pending = new Map<string, Pending>();
+  /** Made when the backend first asks: most calls never do. */
+  private pending?: Map<string, Pending>;
   private outcome?: CallTurn;
   private wake?: () => void;
   private seq = 0;
@@ -93,7 +94,7 @@ export class WaitingCall {
     }
     return new Promise((resolve, reject) => {
       const key = `input-${++this.seq}`;
-      this.pending.set(key, { key, request, digest, resolve, reject });
+      (this.pending ??= new Map()).set(key, { key, request, digest, resolve, reject });
       // Requests the backend sends together go to the client in one round.
       setImmediate(() => this.wake?.());
     });
@@ -102,7 +103,7 @@ export class WaitingCall {
   /** The next thing the waiter must act on: the call's end, or questions for the client. */
   next(): Promise<CallTurn> {
     if (this.outcome) return Promise.resolve(this.outcome);
-    if (this.pending.size > 0) return Promise.resolve(this.questions());
+    if (this.pending?.size) return Promise.resolve(this.questions());
     return new Promise((resolve) => {
       this.wake = () => {
         this.wake = undefined;
@@ -113,10 +114,12 @@ export class WaitingCall {
 
   /** Hands the client's answers to the backend's waiting requests; keys it does not know are ignored. */
   answer(responses: Readonly<Record<string, unknown>>): void {
+    const pending = this.pending;
+    if (!pending) return;
     for (const [key, value] of Object.entries(responses)) {
-      const q = this.pending.get(key);
+      const q = pending.get(key);
       if (!q || typeof value !== 'object' || value === null || Array.isArray(value)) continue;
-      this.pending.delete(key);
+      pending.delete(key);
       this.answers.push({ d: q.digest, a: value as JsonObject });
       q.resolve(value as JsonObject);
     }
@@ -129,13 +132,13 @@ export class WaitingCall {
 
   /** Ends the call at the backend; its open questions are refused. */
   cancel(reason: string): void {
-    for (const q of this.pending.values()) q.reject(new Error(reason));
-    this.pending.clear();
+    for (const q of this.pending?.values() ?? []) q.reject(new Error(reason));
+    this.pending?.clear();
     this.controller.abort(reason);
   }
 
   private questions(): CallTurn {
-    return { kind: 'input', questions: [...this.pending.values()].map(({ key, request, digest }) => ({ key, request, digest })) };
+    return { kind: 'input', questions: [...(this.pending?.values() ?? [])].map(({ key, request, digest }) => ({ key, request, digest })) };
   }
 
   private finish(turn: CallTurn): void {

@@ -5,20 +5,26 @@
  * stream's acknowledgment), or the answer takes longer than SSE_AFTER_MS,
  * the response becomes an SSE stream that carries each of them and ends
  * with the answer. No event ids: a broken stream is the request's end, and
- * the client's closing it is its cancellation (`signal`).
+ * the client's closing it is its cancellation (`signal`, `onAbandoned`).
  */
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { serializeMessage } from '../../../runtime/transports/json-rpc.js';
 import { writeJsonText } from '../http-answers.js';
 import { SSE_HEADERS } from '../sse-stream.js';
+import type { WaitingClient } from '../../../runtime/rounds/waiting-client.js';
 
 /** An answer still pending after this long gets SSE headers, so a slow call never leaves the client without headers. */
 const SSE_AFTER_MS = 1_000;
 const KEEP_ALIVE_MS = 15_000;
+const CLOSED_EARLY = 'client closed the response stream';
 
-export class Exchange {
-  private readonly controller = new AbortController();
+export class Exchange implements WaitingClient {
+  /** Made on first use of `signal`: most requests never need one. */
+  private controller?: AbortController;
+  private abandoned?: () => void;
+  /** The client closed the response before the answer. */
+  private gone = false;
   private sse = false;
   private done = false;
   private sseTimer?: NodeJS.Timeout;
@@ -32,7 +38,7 @@ export class Exchange {
     stream = false,
   ) {
     res.once('close', () => {
-      if (!this.done) this.controller.abort('client closed the response stream');
+      if (!this.done) this.abandon();
       this.stop();
     });
     if (stream) this.toSse();
@@ -41,7 +47,30 @@ export class Exchange {
 
   /** Aborted when the client closes the response before the answer: the request is cancelled. */
   get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.gone && !this.controller.signal.aborted) this.controller.abort(CLOSED_EARLY);
     return this.controller.signal;
+  }
+
+  /** The client closed the response before the answer: the request is cancelled. */
+  get closedEarly(): boolean {
+    return this.gone;
+  }
+
+  /**
+   * Calls `abandoned` once if the client closes the response before the
+   * answer; returns the undo. One handler at a time, without the event
+   * listener bookkeeping of `signal`, for the one waiter every call has.
+   */
+  onAbandoned(abandoned: () => void): () => void {
+    if (this.gone) {
+      abandoned();
+      return () => undefined;
+    }
+    this.abandoned = abandoned;
+    return () => {
+      if (this.abandoned === abandoned) this.abandoned = undefined;
+    };
   }
 
   get answered(): boolean {
@@ -74,6 +103,14 @@ export class Exchange {
     this.res.writeHead(200, SSE_HEADERS);
     this.res.flushHeaders();
     this.keepAlive = setInterval(() => this.res.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref();
+  }
+
+  private abandon(): void {
+    this.gone = true;
+    const abandoned = this.abandoned;
+    this.abandoned = undefined;
+    abandoned?.();
+    if (this.controller && !this.controller.signal.aborted) this.controller.abort(CLOSED_EARLY);
   }
 
   private stop(): void {

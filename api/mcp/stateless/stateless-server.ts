@@ -74,10 +74,10 @@ export async function createStatelessServer(deps: StatelessServerDeps, transport
     const caller = callerOf(ctx, origin.identity, origin.clientIp, exchange.clientId);
     deps.clients.record(caller);
     const params = (request.params ?? {}) as JsonObject;
-    const signal = exchange.signal;
     try {
       if (request.method === 'subscriptions/listen') {
-        return await deps.listens.listen(params, caller, { id: exchange.clientId, signal, notify: (n) => void ctx.mcpReq.notify(n).catch(() => undefined) });
+        const notify = (n: Parameters<typeof ctx.mcpReq.notify>[0]) => void ctx.mcpReq.notify(n).catch(() => undefined);
+        return await deps.listens.listen(params, caller, { id: exchange.clientId, signal: exchange.signal, notify });
       }
       const handler = deps.methods.get(request.method);
       if (!handler) throw new RpcRefusal(RpcCode.MethodNotFound, `Method not found: ${request.method}`);
@@ -90,15 +90,15 @@ export async function createStatelessServer(deps: StatelessServerDeps, transport
               capabilities: caller.clientCapabilities,
               inputResponses: ctx.mcpReq.inputResponses,
               requestState: ctx.mcpReq.requestState<string>(),
-              signal,
+              exchange,
               onprogress: progressRelay(ctx),
             },
             (who, forward, withRound) => handler({ params: withRound, caller: who, forward }),
           )
-        : await handler({ params, caller, forward: forwardOptions(ctx, signal) });
+        : await handler({ params, caller, forward: forwardOptions(ctx, exchange.signal) });
       return withCacheHints(request.method, result, { ttlMs: deps.cacheTtlMs(), personal: deps.personal() });
     } catch (err) {
-      throw toJsonRpcError(signal.aborted ? new RequestCancelledError(abortReasonText(signal.reason)) : err);
+      throw toJsonRpcError(exchange.closedEarly ? new RequestCancelledError(abortReasonText(exchange.signal.reason)) : err);
     }
   };
   server.fallbackRequestHandler = serve;
