@@ -9,6 +9,7 @@
  *     --v2=pin-2026-07-28 | --v2=legacy: /mcp called by the SDK's v2 client, pinned to 2026-07-28 or at 2025-11-25 (mcp-sdk-* targets)
  *     --interval=US: the CPU profile's sampling interval (default 1000 µs: too few samples to tell two builds' per-call
  *       costs apart function by function; 250 gives four times as many)
+ *     BENCH_RATE=N: the load offers N calls/s (paced, as in bench/revision-compare.ts) instead of a closed loop
  *   node dist/bench/profile.js --summarize FILE [skip-ms]
  *
  * The summary covers the measured phase only (its samples are picked by the
@@ -123,6 +124,8 @@ export function summarize(file: string, window: SampleWindow = {}, top = 35): st
 }
 
 /** What `profile.js` can drive: the bench backend or the SDK fixture server, behind /mcp or /sse. */
+/** Offered calls per second (BENCH_RATE), or a closed loop. */
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const PROFILE_TARGETS = ['gateway-http', 'gateway-stdio', 'mcp-sdk-http', 'mcp-sdk-stdio', 'sse-sdk-http', 'sse-sdk-stdio'] as const;
 type ProfileTarget = (typeof PROFILE_TARGETS)[number];
 
@@ -180,7 +183,7 @@ async function main(): Promise<void> {
     // time the thread spends descheduled inside a system call is not counted.
     if (perf) tracer = startProcess('perf', 'perf', ['record', '-e', 'cpu-clock:u', '-F', '1999', '-g', '-o', perfData, '-p', String(gw.proc.pid)]);
     if (tracer) await sleep(500);
-    const row = await loadPhase(lg, t, clients, undefined, Number(seconds));
+    const row = await loadPhase(lg, t, clients, undefined, Number(seconds), RATE);
     // The measured phase (start-up, session set-up and warm-up left out): it ended just now and lasted calls ÷ rate.
     const endUs = Number(process.hrtime.bigint() / 1000n);
     phase = { fromUs: endUs - (row.calls / row.calls_per_s) * 1e6, toUs: endUs, calls: row.calls };

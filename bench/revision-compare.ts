@@ -17,7 +17,8 @@
  * in the order is measured. Prints each phase and the medians of the
  * gateway's CPU per call, and 2026-07-28 over each 2025-11-25 caller: the
  * scenarios' single phase per row cannot answer "costs no more" on a loaded
- * machine; medians of interleaved phases can come closer.
+ * machine; medians of interleaved phases can come closer, and the median of
+ * the per-round ratios, with a bootstrap interval, says how close.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -25,7 +26,7 @@ import { f, table } from './format.js';
 import { runMain } from './proc.js';
 import { GATEWAY_JS, LoadGen, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, type Row } from './harness.js';
 import { GATEWAY_CALLERS, V2_MODERN, type Caller } from './revisions.js';
-import { median } from './stats.js';
+import { median, medianInterval } from './stats.js';
 
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const label = (c: Caller) => `${c.revision} ${c.line}`;
@@ -77,6 +78,15 @@ async function main(): Promise<void> {
     await Promise.all([gw.proc.stop(), backend.proc.stop()]);
   }
   const of = (c: Caller, k: keyof Row) => median(rows.filter((x) => x.caller === c).map((x) => x[k] as number));
+  // Round by round, 2026-07-28's CPU over this caller's: phases of one round share the machine's mood, so the
+  // paired ratios spread less than the two medians apart; the interval says how far the median ratio can be trusted.
+  const paired = (c: Caller) => {
+    const n = GATEWAY_CALLERS.length;
+    const cpu = (r: number, caller: Caller) => rows.slice(r * n, (r + 1) * n).find((x) => x.caller === caller)?.server_cpu_us_per_call ?? NaN;
+    const ratios = Array.from({ length: rounds }, (_, r) => cpu(r, V2_MODERN) / cpu(r, c));
+    const [low, high] = medianInterval(ratios);
+    return `${f(median(ratios), 2)} (${f(low, 2)}–${f(high, 2)})`;
+  };
   const cols: Array<[string, keyof Row, number]> = [
     ['gateway CPU µs/call', 'server_cpu_us_per_call', 0],
     ['wake-ups/call', 'server_wakeups_per_call', 2],
@@ -94,12 +104,13 @@ async function main(): Promise<void> {
   );
   console.log(
     table(
-      ['caller', ...cols.map((c) => c[0]), 'CPU range', '2026-07-28 CPU ÷ this'],
+      ['caller', ...cols.map((c) => c[0]), 'CPU range', '2026-07-28 CPU ÷ this', 'per round (95% interval)'],
       GATEWAY_CALLERS.map((c) => [
         label(c),
         ...cols.map(([, k, d]) => f(of(c, k), d)),
         spread(c),
         f(of(V2_MODERN, 'server_cpu_us_per_call') / of(c, 'server_cpu_us_per_call'), 2),
+        paired(c),
       ]),
     ),
   );
