@@ -28,6 +28,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { IncomingHttpHeaders } from 'node:http';
 import { MODERN_PROTOCOL_VERSION } from './gateway-capabilities.js';
+import { isMcpLogLevel } from '../../schemas/mcp-log-levels.js';
 
 export const MODERN_CLASSIFICATION: MessageClassification = Object.freeze({ era: 'modern', revision: MODERN_PROTOCOL_VERSION });
 
@@ -35,9 +36,6 @@ export const MODERN_CLASSIFICATION: MessageClassification = Object.freeze({ era:
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 /** A `_meta` key the SDK's request schema types (2025-11-25's related task); its presence sends the request to the classifier. */
 const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
-
-/** RFC 5424's levels, as MCP names them (`logging/setLevel`, the envelope's log level). */
-const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isRequestId = (value: unknown): boolean => typeof value === 'string' || Number.isSafeInteger(value);
@@ -57,7 +55,7 @@ export function wellFormedModernRequest(body: unknown, headers: IncomingHttpHead
   const info = meta[CLIENT_INFO_META_KEY];
   if (info !== undefined && !(isPlainObject(info) && typeof info.name === 'string' && typeof info.version === 'string')) return undefined;
   const level = meta[LOG_LEVEL_META_KEY];
-  if (level !== undefined && !(typeof level === 'string' && LOG_LEVELS.has(level))) return undefined;
+  if (level !== undefined && !isMcpLogLevel(level)) return undefined;
   const version = headers['mcp-protocol-version'];
   if (version !== undefined && version !== MODERN_PROTOCOL_VERSION) return undefined;
   const method = headers['mcp-method'];

@@ -30,7 +30,7 @@ import type { PeerOutcome, PeerResume, RoundPeers } from './round-peers.js';
 import { RpcRefusal } from '../../schemas/errors.js';
 import type { UserAuthorizationRequiredError } from '../auth/errors.js';
 import { signInNeeded, signInRequest } from './sign-in-rounds.js';
-import { signalledClient, type WaitingClient } from './waiting-client.js';
+import { CLIENT_GONE, signalledClient, type WaitingClient } from './waiting-client.js';
 
 export interface StatelessRoundsDeps {
   /** The seal of the running config (./seal-source.ts). */
@@ -160,7 +160,7 @@ export class StatelessRounds {
     const { call, record } = held;
     held.attached = true;
     call.progress = req.onprogress;
-    const cancel = () => call.cancel('client closed the response stream');
+    const cancel = () => call.cancel(CLIENT_GONE);
     const attached = req.exchange.onAbandoned(cancel);
     let turn;
     try {

@@ -3,6 +3,9 @@
  * on, api/mcp/stateless/exchange.ts): how the rounds learn that the client
  * stopped waiting for the answer, which cancels what it was waiting on.
  */
+/** Why a call is cancelled when its client stops waiting (the exchange's signal says the same). */
+export const CLIENT_GONE = 'client closed the response stream';
+
 export interface WaitingClient {
   /** Aborted when the client stops waiting (made on first use). */
   readonly signal: AbortSignal;

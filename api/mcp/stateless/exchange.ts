@@ -12,12 +12,11 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { serializeMessage } from '../../../runtime/transports/json-rpc.js';
 import { writeJsonText } from '../http-answers.js';
 import { SSE_HEADERS } from '../sse-stream.js';
-import type { WaitingClient } from '../../../runtime/rounds/waiting-client.js';
+import { CLIENT_GONE, type WaitingClient } from '../../../runtime/rounds/waiting-client.js';
 
 /** An answer still pending after this long gets SSE headers, so a slow call never leaves the client without headers. */
 const SSE_AFTER_MS = 1_000;
 const KEEP_ALIVE_MS = 15_000;
-const CLOSED_EARLY = 'client closed the response stream';
 
 export class Exchange implements WaitingClient {
   /** Made on first use of `signal`: most requests never need one. */
@@ -48,7 +47,7 @@ export class Exchange implements WaitingClient {
   /** Aborted when the client closes the response before the answer: the request is cancelled. */
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
-    if (this.gone && !this.controller.signal.aborted) this.controller.abort(CLOSED_EARLY);
+    if (this.gone && !this.controller.signal.aborted) this.controller.abort(CLIENT_GONE);
     return this.controller.signal;
   }
 
@@ -110,7 +109,7 @@ export class Exchange implements WaitingClient {
     const abandoned = this.abandoned;
     this.abandoned = undefined;
     abandoned?.();
-    if (this.controller && !this.controller.signal.aborted) this.controller.abort(CLOSED_EARLY);
+    if (this.controller && !this.controller.signal.aborted) this.controller.abort(CLIENT_GONE);
   }
 
   private stop(): void {
