@@ -117,6 +117,13 @@ export interface GatewayProc {
   startMs: number;
 }
 
+/**
+ * Node options for every gateway the bench starts (`BENCH_GATEWAY_NODE_FLAGS`,
+ * space-separated), e.g. `--allocation-site-pretenuring` to measure the
+ * gateway without its heap tuning (runtime/heap-tuning.ts).
+ */
+const GATEWAY_NODE_FLAGS = (env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
 export async function startGateway(
   name: string,
   backends: Record<string, unknown>,
@@ -140,6 +147,7 @@ export async function startGateway(
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const started = performance.now();
   const [command, args] = launch(launcher, [
+    ...GATEWAY_NODE_FLAGS,
     ...nodeArgs,
     gatewayJs,
     'server',

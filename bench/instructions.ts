@@ -4,13 +4,17 @@
  * noisy than CPU time.
  *
  *   node dist/bench/instructions.js TARGET [TARGET…] [--clients 16] [--warmup 40] [--settle 10] [--seconds 20] [--repeat 3]
- *     TARGET: floor (bench/floor-proxy.ts) | path to a build's dist/cli/gateway.js;
- *     the same build twice is an A/A run (what the method's own spread is).
+ *     TARGET: floor (bench/floor-proxy.ts) | path to a build's dist/cli/gateway.js,
+ *     optionally followed by @MODE: its callers are then v2 clients negotiating
+ *     so (`@legacy` a 2025-11-25 session, `@pin-2026-07-28` stateless), which
+ *     compares the two revisions on one build by count instead of time;
+ *     the same target twice is an A/A run (what the method's own spread is).
  *     BENCH_AUDIT=0 runs the gateways with the audit trail off.
  *
  * Each target runs alone under `valgrind --tool=callgrind`, in front of the SDK
  * fixture server over streamable HTTP, driven by SDK clients calling
- * `Client.callTool('…echo')` (the client and the backend run natively).
+ * `Client.callTool('…echo')` (the 1.x client unless the target names a v2
+ * mode; the client and the backend run natively).
  * Counting is off through start-up and warm-up (the JIT settles), then
  * switched on with callgrind_control; after a settling pause come an idle
  * window (sessions open, no calls) and a load window of the same length,
@@ -33,6 +37,27 @@ import { f, table } from './format.js';
 import { runMain, sleep, type Proc } from './proc.js';
 import { LoadGen, startFloorProxy, startGateway, startHttpBackend, work } from './harness.js';
 import { median } from './stats.js';
+import type { V2Negotiation } from './v2-load-client.js';
+
+const V2_MODES: readonly V2Negotiation[] = ['legacy', 'pin-2026-07-28', 'auto'];
+
+/** What is counted: a build (or the floor), and the SDK line and revision its callers use. */
+interface Target {
+  /** The floor, or a build's dist/cli/gateway.js. */
+  build: string;
+  v2?: V2Negotiation;
+}
+
+/** `floor`, `PATH` or `PATH@MODE` (MODE a v2 negotiation). */
+function parseTarget(spec: string): Target {
+  if (spec === 'floor') return { build: spec };
+  const at = spec.lastIndexOf('@');
+  const mode = at > 0 ? spec.slice(at + 1) : undefined;
+  if (mode !== undefined && !V2_MODES.includes(mode as V2Negotiation)) throw new Error(`${spec}: @${mode} is not one of ${V2_MODES.join(', ')}`);
+  const build = resolve(mode === undefined ? spec : spec.slice(0, at));
+  if (!(existsSync(build) && statSync(build).isFile())) throw new Error(`no gateway build at ${build} (give its dist/cli/gateway.js)`);
+  return mode === undefined ? { build } : { build, v2: mode as V2Negotiation };
+}
 
 interface Run {
   /** Position of the target on the command line (the same build may be given twice: A/A). */
@@ -88,24 +113,32 @@ class Callgrind {
   }
 }
 
-async function measure(target: string, index: number, round: number, backendUrl: string, opts: Options): Promise<Run> {
+async function measure(target: Target, index: number, round: number, backendUrl: string, opts: Options): Promise<Run> {
   const dir = join(work, `instructions-${round}-${index}`);
   mkdirSync(dir, { recursive: true });
   const launcher = Callgrind.launcher(dir);
   let proc: Proc;
   let url: string;
   let tool: string;
-  if (target === 'floor') {
+  if (target.build === 'floor') {
     ({ proc, url } = await startFloorProxy(backendUrl, launcher));
     tool = 'echo';
   } else {
-    ({ proc, url } = await startGateway(dir.slice(work.length + 1), { h: { type: 'streamable-http', url: backendUrl } }, {}, [], target, launcher));
+    ({ proc, url } = await startGateway(dir.slice(work.length + 1), { h: { type: 'streamable-http', url: backendUrl } }, {}, [], target.build, launcher));
     tool = 'h_echo';
   }
   const cg = new Callgrind(proc.pid, dir);
   const lg = new LoadGen(1);
   try {
-    await lg.connect({ cmd: 'connect', url, transport: 'streamable-http', clients: opts.clients, tool, listTools: true });
+    await lg.connect({
+      cmd: 'connect',
+      url,
+      transport: 'streamable-http',
+      clients: opts.clients,
+      tool,
+      listTools: true,
+      ...(target.v2 ? { v2: target.v2 } : {}),
+    });
     await lg.run(opts.warmup, false, 'calltool');
     // Counting on, then a pause for what the warm-up leaves behind (audit
     // writes, JIT compiles finishing, a memory-reducing GC) before the count starts.
@@ -123,8 +156,9 @@ async function measure(target: string, index: number, round: number, backendUrl:
     const loadMs = cg.at - idleAt;
     // A failed call's instructions are in the count but not in `calls`: a few
     // are tolerated and reported, more mean a broken run.
-    if (r.calls === 0 || r.errors > r.calls / 100) throw new Error(`${target}: ${r.calls} calls, ${r.errors} errors (${r.firstError ?? 'no error text'})`);
-    if (r.errors > 0) console.log(`${target}: ${r.errors} failed calls counted with the ${r.calls} that succeeded (${r.firstError ?? ''})`);
+    if (r.calls === 0 || r.errors > r.calls / 100)
+      throw new Error(`${target.build}: ${r.calls} calls, ${r.errors} errors (${r.firstError ?? 'no error text'})`);
+    if (r.errors > 0) console.log(`${target.build}: ${r.errors} failed calls counted with the ${r.calls} that succeeded (${r.firstError ?? ''})`);
     const idleScaled = idle * (loadMs / idleMs);
     return { index, round, calls: r.calls, idleShare: idleScaled / load, perCall: (load - idleScaled) / r.calls };
   } finally {
@@ -156,9 +190,7 @@ async function main(): Promise<void> {
   if (![clients, repeat].every((n) => Number.isInteger(n) && n >= 1) || !(warmup >= 0 && settle >= 0 && seconds > 0)) {
     throw new Error('--clients and --repeat take whole numbers ≥ 1, --warmup and --settle ≥ 0, --seconds > 0');
   }
-  const targets = positionals.map((t) => (t === 'floor' ? t : resolve(t)));
-  for (const t of targets)
-    if (t !== 'floor' && !(existsSync(t) && statSync(t).isFile())) throw new Error(`no gateway build at ${t} (give its dist/cli/gateway.js)`);
+  const targets = positionals.map(parseTarget);
   for (const tool of ['valgrind', 'callgrind_control']) {
     try {
       execFileSync(tool, ['--version'], { stdio: 'ignore' });

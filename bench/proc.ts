@@ -217,6 +217,17 @@ export function childPids(pid: number): number[] {
   }
 }
 
+/**
+ * Binds every thread of each process to one CPU (`taskset`, util-linux). A
+ * comparison whose callers differ in their own cost (one client line is
+ * heavier than another) can put the gateway and its load generator on
+ * separate CPUs, so the heavier caller does not slow the gateway by sharing
+ * its core.
+ */
+export function pinToCpu(pids: readonly number[], cpu: number): void {
+  for (const pid of pids) execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', String(cpu), String(pid)], { stdio: 'ignore' });
+}
+
 /** 1-minute load average, for the record: a busy machine makes every number noisier. */
 export function loadAverage(): number[] {
   return readFileSync('/proc/loadavg', 'utf8').trim().split(/\s+/).slice(0, 3).map(Number);

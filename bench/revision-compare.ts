@@ -9,6 +9,9 @@
  *     requests per wake-up), and the three callers do not drive it equally
  *     fast (a 2026-07-28 client costs the load generator more per call), so
  *     only at one offered rate is CPU per call compared like for like.
+ *     BENCH_PIN=1 puts the gateway alone on CPU 0, and its backends and the
+ *     load generator on CPU 1 (needs `taskset` and two CPUs): the heavier
+ *     client then cannot slow the gateway by sharing its core.
  *
  * The callers of bench/revisions.ts take turns on the same gateway process
  * (1.x client at 2025-11-25, v2 client at 2025-11-25, v2 client pinned to
@@ -23,12 +26,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { f, table } from './format.js';
-import { runMain } from './proc.js';
+import { pinToCpu, runMain } from './proc.js';
 import { GATEWAY_JS, LoadGen, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, type Row } from './harness.js';
 import { GATEWAY_CALLERS, V2_MODERN, type Caller } from './revisions.js';
 import { median, medianInterval } from './stats.js';
 
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
+/** BENCH_PIN=1: the gateway alone on one CPU, everything else on the other (bench/proc.ts, pinToCpu). */
+const PIN = process.env.BENCH_PIN === '1';
 const label = (c: Caller) => `${c.revision} ${c.line}`;
 
 async function main(): Promise<void> {
@@ -44,6 +49,11 @@ async function main(): Promise<void> {
   const backend = await startHttpBackend('h', 'sdk');
   const gw = await startGateway('revisions', { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...sdkStdioCmd('s') } }, {}, [], js);
   const lg = new LoadGen(1);
+  if (PIN) {
+    // The gateway alone on CPU 0; its backends, the clients and this driver on CPU 1.
+    pinToCpu([gw.proc.pid], 0);
+    pinToCpu([...childPids(gw.proc.pid), backend.proc.pid, ...lg.pids, process.pid], 1);
+  }
   const rows: Array<Row & { caller: Caller }> = [];
   try {
     for (let r = 0; r < rounds; r++) {
@@ -100,7 +110,7 @@ async function main(): Promise<void> {
     return `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
   };
   console.log(
-    `\nsdk-${backendArg}, ${clients} clients${RATE ? ` offering ${RATE} calls/s` : ''}, ${rounds} rounds of ${seconds} s, medians; audit ${process.env.BENCH_AUDIT === '0' ? 'off' : 'on'}; ${js}`,
+    `\nsdk-${backendArg}, ${clients} clients${RATE ? ` offering ${RATE} calls/s` : ''}, ${rounds} rounds of ${seconds} s, medians; audit ${process.env.BENCH_AUDIT === '0' ? 'off' : 'on'}${PIN ? '; gateway alone on CPU 0, backends and clients on CPU 1' : ''}; ${js}`,
   );
   console.log(
     table(
