@@ -119,8 +119,8 @@ export interface GatewayProc {
 
 /**
  * Node options for every gateway the bench starts (`BENCH_GATEWAY_NODE_FLAGS`,
- * space-separated), e.g. `--allocation-site-pretenuring` to measure the
- * gateway without its heap tuning (runtime/heap-tuning.ts).
+ * space-separated), e.g. `--no-allocation-site-pretenuring` to measure a V8
+ * setting (docs/performance.md, "Counted, pinned, and pretenuring").
  */
 const GATEWAY_NODE_FLAGS = (env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
