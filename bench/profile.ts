@@ -123,9 +123,10 @@ export function summarize(file: string, window: SampleWindow = {}, top = 35): st
   ].join('\n');
 }
 
-/** What `profile.js` can drive: the bench backend or the SDK fixture server, behind /mcp or /sse. */
 /** Offered calls per second (BENCH_RATE), or a closed loop. */
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
+
+/** What `profile.js` can drive: the bench backend or the SDK fixture server, behind /mcp or /sse. */
 const PROFILE_TARGETS = ['gateway-http', 'gateway-stdio', 'mcp-sdk-http', 'mcp-sdk-stdio', 'sse-sdk-http', 'sse-sdk-stdio'] as const;
 type ProfileTarget = (typeof PROFILE_TARGETS)[number];
 
