@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runTempDir } from './test/run-temp-dir.js';
 
 /**
  * Two projects. `unit` (test/unit, folders mirror the source): no build and no
@@ -17,8 +17,10 @@ export default defineConfig({
     maxWorkers: 2,
     pool: 'forks',
     reporters: ['default', './test/summary-reporter.ts'],
-    // Servers started by tests write session files: keep them out of the user's state directory.
-    env: { GATEWAY_STATE_DIR: join(tmpdir(), `mcp-gateway-test-state-${process.pid}`) },
+    // Everything the tests put in temporary folders goes in one folder, removed when the run ends (./test/run-temp-dir.ts);
+    // servers started by tests write session files: keep them out of the user's state directory.
+    globalSetup: ['./test/run-temp-dir.ts'],
+    env: { TMPDIR: runTempDir(), GATEWAY_STATE_DIR: join(runTempDir(), 'state') },
     projects: [
       // Unit files share one module registry per worker (no isolation): importing the source once is most of their time.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.{ts,tsx}'], isolate: false } },

@@ -10,7 +10,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { identify, type ContainerRuntime } from '../../runtime/containers/container-runtime.js';
 import { parseEndpoint } from '../../runtime/containers/runtime-endpoint.js';
@@ -47,7 +46,9 @@ export async function startTestPodman(opts: { isolated?: boolean } = {}): Promis
   if (!podmanInstalled) {
     throw new Error(`Podman is required${inCi ? ' in CI (CI=true)' : ''} but is not installed: run .ci/setup-podman.sh as root`);
   }
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-podman-'));
+  // Straight under /tmp, not the test run's TMPDIR (test/run-temp-dir.ts): Podman refuses a runroot path
+  // longer than 50 characters. stop() removes the folder.
+  const dir = mkdtempSync('/tmp/gw-podman-');
   const socket = join(dir, 'podman.sock');
   // Networks are host-wide unless their config folder is the test's own too.
   const cliArgs = opts.isolated
