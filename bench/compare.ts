@@ -21,7 +21,19 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { f, table } from './format.js';
 import { runMain } from './proc.js';
-import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startFloorProxy, startGateway, startHttpBackend, type Row, type Target } from './harness.js';
+import {
+  LoadGen,
+  backendCmd,
+  childPids,
+  loadPhase,
+  sdkStdioCmd,
+  startFloorProxy,
+  startGateway,
+  startHttpBackend,
+  removeWork,
+  type Row,
+  type Target,
+} from './harness.js';
 import { median } from './stats.js';
 
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
@@ -106,4 +118,4 @@ async function main(): Promise<void> {
   );
 }
 
-runMain(main);
+runMain(main, removeWork);

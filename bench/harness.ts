@@ -4,7 +4,7 @@
  * load generator workers and one measured load phase.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +59,9 @@ const HUB_JS = join(ROOT, 'node_modules', 'mcp-hub', 'dist', 'cli.js');
 
 /** Scratch directory of this run (configs, audit files, mcp-hub's home). */
 export const work = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+
+/** Removes `work` at the end of a run that prints all it measured (runMain's cleanup); runs that print paths into it keep it. */
+export const removeWork = (): void => rmSync(work, { recursive: true, force: true });
 
 export function pct(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;

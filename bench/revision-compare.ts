@@ -27,7 +27,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { f, table } from './format.js';
 import { pinToCpu, runMain } from './proc.js';
-import { GATEWAY_JS, LoadGen, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, type Row } from './harness.js';
+import { GATEWAY_JS, LoadGen, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, removeWork, type Row } from './harness.js';
 import { GATEWAY_CALLERS, V2_MODERN, type Caller } from './revisions.js';
 import { median, medianInterval } from './stats.js';
 
@@ -126,4 +126,4 @@ async function main(): Promise<void> {
   );
 }
 
-runMain(main);
+runMain(main, removeWork);

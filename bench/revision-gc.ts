@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { f, table } from './format.js';
 import { cpuMicros, mainThreadWakeups, runMain } from './proc.js';
-import { GATEWAY_JS, sdkStdioCmd, startGateway, startHttpBackend, work } from './harness.js';
+import { GATEWAY_JS, sdkStdioCmd, startGateway, startHttpBackend, removeWork, work } from './harness.js';
 import { median } from './stats.js';
 
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
@@ -168,4 +168,4 @@ async function main(): Promise<void> {
   );
 }
 
-runMain(main);
+runMain(main, removeWork);

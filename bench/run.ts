@@ -28,7 +28,7 @@
  *   BENCH_STARTUP_REPEAT  start-up measurements per configuration (default 3, median reported)
  *   BENCH_DEBUG     1 to echo child stderr
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { CLK_TCK, killAll, loadAverage, runMain, sleep, type Proc } from './proc.js';
@@ -57,7 +57,7 @@ import {
   startGateway,
   startHttpBackend,
   startHub,
-  work,
+  removeWork,
   type Row,
   type Target,
 } from './harness.js';
@@ -608,4 +608,4 @@ async function main(): Promise<void> {
   console.log(`\nload average after: ${results.machine.loadavg_after.join(' ')}; ${results.duration_s.toFixed(0)} s; results in ${file}`);
 }
 
-runMain(main, () => rmSync(work, { recursive: true, force: true }));
+runMain(main, removeWork);
