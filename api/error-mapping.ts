@@ -142,6 +142,11 @@ export function toGatewayError(err: unknown): GatewayError {
   return translated ?? new GatewayError('internal_error', 'Internal server error');
 }
 
+/** A JSON-RPC code as 2026-07-28 numbers it: an unknown resource is -32602 there (as the SDK's Server renumbers its answers). */
+export function modernErrorCode(code: number): number {
+  return code === RpcCode.ResourceNotFound ? RpcCode.InvalidParams : code;
+}
+
 /**
  * JSON-RPC errors for MCP clients; backend errors keep the backend's own code
  * and data, and so does any error that already carries a JSON-RPC code (an

@@ -14,6 +14,10 @@ import { ExchangeTransport } from '../api/mcp/stateless/exchange-transport.js';
 import { ListenStreams } from '../api/mcp/stateless/listen-streams.js';
 import { RecentClients } from '../api/mcp/stateless/recent-clients.js';
 import { createStatelessServer } from '../api/mcp/stateless/stateless-server.js';
+import { modernHandler } from '../api/mcp/stateless/modern-handler.js';
+import { KnownEnvelopes } from '../api/mcp/stateless/known-envelopes.js';
+import { DirectCalls } from '../api/mcp/stateless/direct-calls.js';
+import { StatelessDispatch } from '../api/mcp/stateless/stateless-dispatch.js';
 import type { Runtime } from './runtime.js';
 import type { Logger } from '../runtime/observability/logging/logger.js';
 import type { StatelessRounds } from '../runtime/rounds/stateless-rounds.js';
@@ -40,21 +44,22 @@ export async function buildMcpFrontDoor(runtime: Runtime, controller: GatewayCon
   const shared = sharedMethods({ router: runtime.router, view: runtime.view, optimizer: runtime.optimizer, firstConnects: runtime.firstConnects });
   const methods = withTaskMethods(shared, tasks);
   const listens = new ListenStreams({ fanout: runtime.fanout, subscriptions: runtime.subscriptions, router: runtime.router, view: runtime.view });
-  const stateless = new ExchangeTransport();
+  const transport = new ExchangeTransport();
   const clients = new RecentClients(runtime.replicaId, () => rounds.waitingCallers());
+  const cacheTtlMs = () => controller.config.server.cache_ttl_s * 1000;
+  const handle = modernHandler({ methods, listens, clients, rounds, cacheTtlMs, personal: () => runtime.view.personal });
+  const envelopes = new KnownEnvelopes();
   await createStatelessServer(
     {
-      methods,
-      listens,
-      clients,
-      rounds,
-      cacheTtlMs: () => controller.config.server.cache_ttl_s * 1000,
-      personal: () => runtime.view.personal,
+      handle,
+      envelopes,
+      cacheTtlMs,
       capabilities: () => (tasks.offered() ? { ...GATEWAY_CAPABILITIES, ...MODERN_TASKS_CAPABILITY } : GATEWAY_CAPABILITIES),
       schemaGated: REUSED_TASK_METHODS,
     },
-    stateless,
+    transport,
   );
+  const stateless = new StatelessDispatch(new DirectCalls(handle, envelopes), transport);
   const context: McpContext = {
     methods,
     router: runtime.router,

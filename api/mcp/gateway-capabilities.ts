@@ -4,6 +4,10 @@
  * backend has the name) and the protocol revisions it speaks.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
+
+/** Who the gateway says it is (`serverInfo` of initialize, and of every 2026-07-28 result's `_meta`). */
+export const GATEWAY_SERVER_INFO = Object.freeze({ name: GATEWAY_NAME, version: GATEWAY_VERSION });
 
 export const GATEWAY_CAPABILITIES = {
   tools: { listChanged: true },

@@ -4,7 +4,7 @@ import type { SessionTable } from './session-table.js';
 import type { RequestTracker } from './request-tracker.js';
 import type { ClusterLink } from './cluster-link.js';
 import type { IncomingAuth } from '../../runtime/access/incoming-auth.js';
-import type { ExchangeTransport } from './stateless/exchange-transport.js';
+import type { StatelessDispatch } from './stateless/stateless-dispatch.js';
 
 export interface McpContext extends SessionServerDeps {
   sessions: SessionTable;
@@ -16,8 +16,8 @@ export interface McpContext extends SessionServerDeps {
   replayMs: number;
   /** The other replicas, when sessions are shared (`sessions.store: redis`). */
   cluster?: ClusterLink;
-  /** Where 2026-07-28 requests go: the stateless server's transport (./stateless/). */
-  stateless: ExchangeTransport;
+  /** Where 2026-07-28 requests go: the gateway's framing of a tool call, or the stateless server (./stateless/). */
+  stateless: StatelessDispatch;
   /**
    * Set while this replica drains (SIGTERM with shared sessions): no new
    * session or long-lived stream here; the client should go to another

@@ -4,12 +4,17 @@
  * own response stream under the client's token, in either revision.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { ProgressHandler } from '../../runtime/routing/caller.js';
+import type { PeerMessage, ProgressHandler } from '../../runtime/routing/caller.js';
+
+/** A notification related to one request (progress, a log message), as sent on that request's stream. */
+export type RelatedNotification = PeerMessage;
 
 export function progressRelay(ctx: ServerContext): ProgressHandler | undefined {
-  const token = ctx.mcpReq._meta?.progressToken;
+  return progressRelayFor(ctx.mcpReq._meta?.progressToken, (n) => void ctx.mcpReq.notify(n as Parameters<typeof ctx.mcpReq.notify>[0]).catch(() => undefined));
+}
+
+/** The relay for a request's `progressToken` (none asked: none), sending with `notify`. */
+export function progressRelayFor(token: string | number | undefined, notify: (n: RelatedNotification) => void): ProgressHandler | undefined {
   if (token === undefined) return undefined;
-  return (p) => {
-    void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined);
-  };
+  return (p) => notify({ method: 'notifications/progress', params: { ...p, progressToken: token } });
 }

@@ -19,7 +19,6 @@ import type { Router } from '../../runtime/routing/router.js';
 import type { ServingBackends } from '../../runtime/backends/serving-backends.js';
 import type { CallerView } from '../../runtime/access/caller-view.js';
 import { withIncomingCredential, type CallerContext, type ForwardOptions, type JsonObject } from '../../runtime/routing/caller.js';
-import { GATEWAY_NAME, GATEWAY_VERSION } from '../../runtime/version.js';
 import { toJsonRpcError } from '../error-mapping.js';
 import { BadRequestError, RequestCancelledError, ResourceNotFoundError } from '../../schemas/errors.js';
 import { RpcCode } from '../../schemas/json-rpc-codes.js';
@@ -29,7 +28,7 @@ import type { ClientSession } from './client-session.js';
 import { PASSTHROUGH_RESULT } from '../../runtime/transports/passthrough-schema.js';
 import type { SessionChanges } from './session-changes.js';
 import type { MethodTable } from './methods/mcp-call.js';
-import { LEGACY_PROTOCOL_VERSIONS } from './gateway-capabilities.js';
+import { GATEWAY_SERVER_INFO, LEGACY_PROTOCOL_VERSIONS } from './gateway-capabilities.js';
 import { progressRelay } from './progress-relay.js';
 
 export interface SessionServerDeps {
@@ -52,10 +51,11 @@ const LISTED: Record<string, 'tools' | 'prompts' | 'resources'> = { 'tools/list'
 type SessionMethod = (session: ClientSession, params: JsonObject, caller: CallerContext) => Promise<JsonObject>;
 
 export function createSessionServer(deps: SessionServerDeps, session: ClientSession): Server {
-  const server = new Server(
-    { name: GATEWAY_NAME, version: GATEWAY_VERSION },
-    { capabilities: deps.capabilities(), jsonSchemaValidator: deps.validator, supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] },
-  );
+  const server = new Server(GATEWAY_SERVER_INFO, {
+    capabilities: deps.capabilities(),
+    jsonSchemaValidator: deps.validator,
+    supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS],
+  });
   // The SDK's own setLevel handler only records the level; ours also tells the backends.
   server.removeRequestHandler('logging/setLevel');
   const own = sessionMethods(deps);

@@ -1,43 +1,32 @@
 /**
  * The server of 2026-07-28: one SDK Server, bound to that revision for its
- * whole life, serving every stateless request of every client through one
- * transport (./exchange-transport.ts). The SDK checks each request (its
- * method against the revision, its `_meta` envelope), answers
+ * whole life, serving the stateless requests of every client through one
+ * transport (./exchange-transport.ts), except the first-round `tools/call`s
+ * the gateway frames itself (./direct-calls.ts). The SDK checks each
+ * request (its method against the revision, its `_meta` envelope), answers
  * `server/discover`, and encodes every result the revision's way
  * (`resultType`, the server's identity, renumbered errors). Everything else
- * goes through one fallback handler to the method table both revisions
- * share (../methods/), plus `subscriptions/listen`; the caller is made from
- * the route's authentication and the request's envelope.
+ * goes through one fallback handler to what both framings share
+ * (./modern-handler.ts). An envelope the SDK accepted here is remembered
+ * (./known-envelopes.ts): the same client's next call may skip the SDK.
  */
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { Server, type ServerContext } from '@modelcontextprotocol/server';
 import { PASSTHROUGH } from '../../../runtime/transports/passthrough-schema.js';
-import { GATEWAY_NAME, GATEWAY_VERSION } from '../../../runtime/version.js';
-import type { CallerIdentity } from '../../../runtime/access/identity.js';
-import { withIncomingCredential, type CallerContext, type ForwardOptions, type JsonObject } from '../../../runtime/routing/caller.js';
-import { abortReasonText } from '../../../runtime/backends/backend-errors.js';
-import { RequestCancelledError, RpcRefusal } from '../../../schemas/errors.js';
+import { RpcRefusal } from '../../../schemas/errors.js';
 import { RpcCode } from '../../../schemas/json-rpc-codes.js';
-import { toJsonRpcError } from '../../error-mapping.js';
-import type { MethodTable } from '../methods/mcp-call.js';
-import { GATEWAY_CAPABILITIES, MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS } from '../gateway-capabilities.js';
-import { progressRelay } from '../progress-relay.js';
+import type { JsonObject } from '../../../runtime/routing/caller.js';
+import { GATEWAY_CAPABILITIES, GATEWAY_SERVER_INFO, MODERN_PROTOCOL_VERSION, SERVED_PROTOCOL_VERSIONS } from '../gateway-capabilities.js';
 import type { ExchangeTransport } from './exchange-transport.js';
-import type { ListenStreams } from './listen-streams.js';
-import { withCacheHints } from './cache-hints.js';
-import type { RecentClients } from './recent-clients.js';
-import { MAY_ASK_FOR_INPUT } from '../../../runtime/rounds/input-requests.js';
-import type { StatelessRounds } from '../../../runtime/rounds/stateless-rounds.js';
+import type { ModernHandler } from './modern-handler.js';
+import type { KnownEnvelopes } from './known-envelopes.js';
 
 export interface StatelessServerDeps {
-  methods: MethodTable;
-  listens: ListenStreams;
-  clients: RecentClients;
-  /** Calls that need the client's input, across rounds (runtime/rounds/). */
-  rounds: StatelessRounds;
+  /** What is done with a request once framed. */
+  handle: ModernHandler;
+  /** Envelopes this server's checks passed, for ./direct-calls.ts. */
+  envelopes: KnownEnvelopes;
   /** `server.cache_ttl_s` of the running config, in ms. */
   cacheTtlMs(): number;
-  /** Whether what callers see depends on who they are. */
-  personal(): boolean;
   /** What `server/discover` says the gateway serves now (its own capabilities, and the tasks extension when some backend offers it). */
   capabilities(): Record<string, unknown>;
   /** Methods of the method table that 2026-07-28's era gate serves only when registered with a schema (the tasks extension's). */
@@ -52,7 +41,7 @@ export interface StatelessServerDeps {
  */
 class StatelessServer extends Server {
   constructor() {
-    super({ name: GATEWAY_NAME, version: GATEWAY_VERSION }, { capabilities: GATEWAY_CAPABILITIES, supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS] });
+    super(GATEWAY_SERVER_INFO, { capabilities: GATEWAY_CAPABILITIES, supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS] });
     this._negotiatedProtocolVersion = MODERN_PROTOCOL_VERSION;
   }
 }
@@ -66,79 +55,27 @@ export async function createStatelessServer(deps: StatelessServerDeps, transport
     ttlMs: deps.cacheTtlMs(),
     cacheScope: 'public' as const,
   }));
-  const serve = async (request: { method: string; params?: Record<string, unknown> }, ctx: ServerContext): Promise<JsonObject> => {
+  const serve = (request: { method: string; params?: Record<string, unknown> }, ctx: ServerContext): Promise<JsonObject> => {
     const pending = transport.requestOf(ctx.mcpReq.id);
     // Only this server's transport calls it, with a request it registered.
-    if (!pending) throw new RpcRefusal(RpcCode.InternalError, 'request without an exchange');
-    const { exchange, origin } = pending;
-    const caller = callerOf(ctx, origin.identity, origin.clientIp, exchange.clientId);
-    deps.clients.record(caller);
-    const params = (request.params ?? {}) as JsonObject;
-    try {
-      if (request.method === 'subscriptions/listen') {
-        const notify = (n: Parameters<typeof ctx.mcpReq.notify>[0]) => void ctx.mcpReq.notify(n).catch(() => undefined);
-        return await deps.listens.listen(params, caller, { id: exchange.clientId, signal: exchange.signal, notify });
-      }
-      const handler = deps.methods.get(request.method);
-      if (!handler) throw new RpcRefusal(RpcCode.MethodNotFound, `Method not found: ${request.method}`);
-      const result = MAY_ASK_FOR_INPUT.has(request.method)
-        ? await deps.rounds.serve(
-            {
-              method: request.method,
-              params,
-              caller,
-              capabilities: caller.clientCapabilities,
-              inputResponses: ctx.mcpReq.inputResponses,
-              requestState: ctx.mcpReq.requestState<string>(),
-              exchange,
-              onprogress: progressRelay(ctx),
-            },
-            (who, forward, withRound) => handler({ params: withRound, caller: who, forward }),
-          )
-        : await handler({ params, caller, forward: forwardOptions(ctx, exchange.signal) });
-      return withCacheHints(request.method, result, { ttlMs: deps.cacheTtlMs(), personal: deps.personal() });
-    } catch (err) {
-      throw toJsonRpcError(exchange.closedEarly ? new RequestCancelledError(abortReasonText(exchange.signal.reason)) : err);
-    }
+    if (!pending) return Promise.reject(new RpcRefusal(RpcCode.InternalError, 'request without an exchange'));
+    const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
+    // The SDK calls a handler only for a request whose envelope passed its check.
+    if (envelope) deps.envelopes.remember(envelope);
+    return deps.handle({
+      method: request.method,
+      params: (request.params ?? {}) as JsonObject,
+      envelope,
+      inputResponses: ctx.mcpReq.inputResponses,
+      requestState: ctx.mcpReq.requestState<string>(),
+      exchange: pending.exchange,
+      origin: pending.origin,
+      notify: (n) => void ctx.mcpReq.notify(n as Parameters<typeof ctx.mcpReq.notify>[0]).catch(() => undefined),
+    });
   };
   server.fallbackRequestHandler = serve;
   // Params pass as they came (the method table checks what it reads).
   for (const method of deps.schemaGated) server.setRequestHandler(method, { params: PASSTHROUGH }, (params, ctx) => serve({ method, params }, ctx));
   await server.connect(transport);
   return server;
-}
-
-/** Who a stateless request is for: the route's caller, named by its envelope, with its own response stream. */
-function callerOf(ctx: ServerContext, identity: CallerIdentity, clientIp: string, clientId: string | number): CallerContext {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const info = envelope?.[CLIENT_INFO_META_KEY] as { name?: unknown; version?: unknown } | undefined;
-  const logLevel = envelope?.[LOG_LEVEL_META_KEY] as string | undefined;
-  const caller: CallerContext = {
-    sessionId: '',
-    transport: 'streamable-http',
-    clientIp,
-    userId: identity.userId,
-    roles: identity.roles,
-    ...(identity.claims !== undefined ? { claims: identity.claims } : {}),
-    requestId: clientId,
-    protocolVersion: MODERN_PROTOCOL_VERSION,
-    client: typeof info?.name === 'string' ? { name: info.name, ...(typeof info.version === 'string' ? { version: info.version } : {}) } : undefined,
-    requestStream: { logLevel, notify: (n) => void ctx.mcpReq.notify(n).catch(() => undefined) },
-    clientCapabilities: envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined,
-    // A backend's request in the middle of a call that cannot answer input_required (a completion) has nowhere to go;
-    // the calls that can are given their own way to ask (runtime/rounds/stateless-rounds.ts).
-    sendRequest: (req) =>
-      Promise.reject(
-        new RpcRefusal(
-          RpcCode.MethodNotFound,
-          `${req.method} cannot be relayed: the calling client speaks ${MODERN_PROTOCOL_VERSION}, which has no requests to clients`,
-        ),
-      ),
-  };
-  return withIncomingCredential(caller, identity);
-}
-
-function forwardOptions(ctx: ServerContext, signal: AbortSignal): ForwardOptions {
-  const onprogress = progressRelay(ctx);
-  return onprogress ? { signal, onprogress } : { signal };
 }
