@@ -6,15 +6,12 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { PeerMessage, ProgressHandler } from '../../runtime/routing/caller.js';
 
-/** A notification related to one request (progress, a log message), as sent on that request's stream. */
-export type RelatedNotification = PeerMessage;
-
 export function progressRelay(ctx: ServerContext): ProgressHandler | undefined {
   return progressRelayFor(ctx.mcpReq._meta?.progressToken, (n) => void ctx.mcpReq.notify(n as Parameters<typeof ctx.mcpReq.notify>[0]).catch(() => undefined));
 }
 
 /** The relay for a request's `progressToken` (none asked: none), sending with `notify`. */
-export function progressRelayFor(token: string | number | undefined, notify: (n: RelatedNotification) => void): ProgressHandler | undefined {
+export function progressRelayFor(token: string | number | undefined, notify: (n: PeerMessage) => void): ProgressHandler | undefined {
   if (token === undefined) return undefined;
   return (p) => notify({ method: 'notifications/progress', params: { ...p, progressToken: token } });
 }

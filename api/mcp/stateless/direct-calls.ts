@@ -34,7 +34,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/server';
-import type { JsonObject } from '../../../runtime/routing/caller.js';
+import type { JsonObject, PeerMessage } from '../../../runtime/routing/caller.js';
 import { modernErrorCode, statelessErrorStatus } from '../../error-mapping.js';
 import { GATEWAY_SERVER_INFO } from '../gateway-capabilities.js';
 import { RpcCode } from '../../../schemas/json-rpc-codes.js';
@@ -73,7 +73,7 @@ export class DirectCalls {
       }
     }
     if (Object.keys(rest).length > 0) params._meta = rest;
-    const notify = (n: { method: string; params?: JsonObject }) => exchange.event({ jsonrpc: '2.0', ...n } as JSONRPCMessage);
+    const notify = (n: PeerMessage) => exchange.event({ jsonrpc: '2.0', ...n } as JSONRPCMessage);
     this.handle({ method: request.method, params: params as JsonObject, envelope, exchange, origin, notify }).then(
       (result) => exchange.answer({ result: encodeResult(result), jsonrpc: '2.0', id: exchange.clientId } as JSONRPCMessage),
       (err: { code?: unknown; message?: string; data?: unknown }) => {

@@ -11,14 +11,14 @@
  */
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/server';
 import type { CallerIdentity } from '../../../runtime/access/identity.js';
-import { withIncomingCredential, type CallerContext, type ForwardOptions, type JsonObject } from '../../../runtime/routing/caller.js';
+import { withIncomingCredential, type CallerContext, type ForwardOptions, type JsonObject, type PeerMessage } from '../../../runtime/routing/caller.js';
 import { abortReasonText } from '../../../runtime/backends/backend-errors.js';
 import { RequestCancelledError, RpcRefusal } from '../../../schemas/errors.js';
 import { RpcCode } from '../../../schemas/json-rpc-codes.js';
 import { toJsonRpcError } from '../../error-mapping.js';
 import type { MethodTable } from '../methods/mcp-call.js';
 import { MODERN_PROTOCOL_VERSION } from '../gateway-capabilities.js';
-import { progressRelayFor, type RelatedNotification } from '../progress-relay.js';
+import { progressRelayFor } from '../progress-relay.js';
 import type { Exchange } from './exchange.js';
 import type { RequestOrigin } from './exchange-transport.js';
 import type { ListenStreams } from './listen-streams.js';
@@ -40,7 +40,7 @@ export interface ModernRequest {
   exchange: Exchange;
   origin: RequestOrigin;
   /** Sends a notification related to this request, on its own response stream. */
-  notify(notification: RelatedNotification): void;
+  notify(notification: PeerMessage): void;
 }
 
 export type ModernHandler = (request: ModernRequest) => Promise<JsonObject>;
