@@ -4,7 +4,7 @@
  * round-robin and no stickiness: the server suite's requests land on every
  * replica in turn. Each replica has its own backend (the fixture).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { BackendSpec } from '../../schemas/config.js';
@@ -26,6 +26,8 @@ export async function startClusterUnderTest(backend: BackendSpec, dir: string): 
     await balancer?.stop();
     await Promise.all(replicas.map((r) => r.stop(5_000)));
     await redis.stop();
+    // Its data folder (no data is saved: the sessions die with the cluster).
+    rmSync(redis.dir, { recursive: true, force: true });
     const logs = replicas.map((r, i) => `--- r${i + 1} stdout\n${r.stdout()}\n--- r${i + 1} stderr\n${r.stderr()}\n`).join('');
     writeFileSync(join(dir, 'gateway.log'), `${logs}--- haproxy\n${balancer?.log ?? ''}\n`);
   };

@@ -4,7 +4,7 @@
  * GET /manage/v1/ready (a draining or store-less replica is taken out).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +49,12 @@ ${servers}
     const proxy = new Haproxy(port, child);
     child.stdout!.on('data', (c: Buffer) => (proxy.output += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (proxy.output += c.toString()));
-    await proxy.listening();
+    try {
+      await proxy.listening();
+    } finally {
+      // HAProxy read its configuration at start (and never reloads it here): the folder can go.
+      rmSync(dir, { recursive: true, force: true });
+    }
     return proxy;
   }
 
