@@ -6,8 +6,9 @@
  *
  * Why: a tool call is what agents send at rate, and the SDK's Server costs
  * it 10–20 % of the gateway's CPU (docs/performance.md, "The gateway frames
- * a tool call"): per request it lifts the envelope, checks it with
- * its schema, makes an AbortController and its map entry and a handler
+ * a tool call"): per request its dispatch runs zod type guards (two of
+ * them fail and build errors), it lifts the envelope, checks it with its
+ * schema, makes an AbortController and its map entry and a handler
  * context, and encodes the result through several copies. The issue that
  * brought 2026-07-28 asked for the SDK's framing unless the bench shows it
  * costs more; for this method it does.
