@@ -75,14 +75,17 @@ export class DirectCalls {
     }
     if (Object.keys(rest).length > 0) params._meta = rest;
     const notify = (n: PeerMessage) => exchange.event({ jsonrpc: '2.0', ...n } as JSONRPCMessage);
-    this.handle({ method: request.method, params: params as JsonObject, envelope, exchange, origin, notify }).then(
-      (result) => exchange.answer({ result: encodeResult(result), jsonrpc: '2.0', id: exchange.clientId } as JSONRPCMessage),
-      (err: { code?: unknown; message?: string; data?: unknown }) => {
-        const code = modernErrorCode(Number.isSafeInteger(err.code) ? (err.code as number) : RpcCode.InternalError);
-        const error = { code, message: err.message ?? 'Internal error', ...(err.data !== undefined && { data: err.data }) };
-        exchange.answer({ jsonrpc: '2.0', id: exchange.clientId, error } as JSONRPCMessage, statelessErrorStatus(code, false));
-      },
-    );
+    this.handle({ method: request.method, params: params as JsonObject, envelope, exchange, origin, notify })
+      .then(
+        (result) => exchange.answer({ result: encodeResult(result), jsonrpc: '2.0', id: exchange.clientId } as JSONRPCMessage),
+        (err: { code?: unknown; message?: string; data?: unknown }) => {
+          const code = modernErrorCode(Number.isSafeInteger(err.code) ? (err.code as number) : RpcCode.InternalError);
+          const error = { code, message: err.message ?? 'Internal error', ...(err.data !== undefined && { data: err.data }) };
+          exchange.answer({ jsonrpc: '2.0', id: exchange.clientId, error } as JSONRPCMessage, statelessErrorStatus(code, false));
+        },
+      )
+      // An answer that cannot be written (a response already gone) ends here, as the SDK's Server drops a failed send.
+      .catch(() => undefined);
   }
 }
 
