@@ -18,6 +18,8 @@
  *   BENCH_AUTH_AA   1: the auth section's second gateway without auth too (A/A: what the method gives for no difference)
  *   BENCH_SCENARIOS comma list of scenario name prefixes (default all; see bench/scenarios.ts)
  *   BENCH_SCENARIO_CLIENTS  client counts of the scenarios (default 1,16)
+ *   BENCH_SCENARIO_ROUNDS   rounds of every scenario phase (default 1): rows and goals are the medians of the rounds,
+ *                   and with BENCH_BASELINE after ÷ before is paired round by round
  *   BENCH_BASELINE  another build's dist/cli/gateway.js: every gateway scenario also runs on it ("before")
  *   BENCH_HUB       0 to leave mcp-hub out
  *   BENCH_TARGETS   comma list of overhead targets (default DEFAULT_TARGETS below; `all` for every one)
@@ -34,7 +36,8 @@ import { join } from 'node:path';
 import { CLK_TCK, killAll, loadAverage, runMain, sleep, type Proc } from './proc.js';
 import { f, table } from './format.js';
 import { abandonSessions, BASE_TOLERANCE_MB, type AbandonResult } from './abandoned-sessions.js';
-import { SCENARIO_CLIENTS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
+import { buildTable } from './scenario-rounds.js';
+import { SCENARIO_CLIENTS, SCENARIO_ROUNDS, goalTable, scenarioTable, scenarios, type ScenarioResults } from './scenarios.js';
 import { revisionTable } from './revisions.js';
 import { STORE_TARGET_RATIO, compareStores, storeTable, type StoreComparison } from './stores.js';
 import { authCost, authSummary, authTable, authTarget, type AuthCostResults } from './auth-cost.js';
@@ -514,7 +517,9 @@ async function main(): Promise<void> {
   const lg = new LoadGen(WORKERS);
   try {
     if (SECTIONS.has('scenarios')) {
-      console.log(`\n# Scenarios: SDK Client.callTool -> (gateway | mcp-hub | nothing) -> SDK McpServer backend, ${SCENARIO_CLIENTS.join(' and ')} clients`);
+      console.log(
+        `\n# Scenarios: SDK Client.callTool -> (gateway | mcp-hub | nothing) -> SDK McpServer backend, ${SCENARIO_CLIENTS.join(' and ')} clients${SCENARIO_ROUNDS > 1 ? `, ${SCENARIO_ROUNDS} rounds` : ''}`,
+      );
       results.scenarios = await scenarios(lg);
     }
     if (SECTIONS.has('stores')) {
@@ -562,10 +567,15 @@ async function main(): Promise<void> {
   evaluate(results);
 
   if (results.scenarios) {
-    console.log('\n# Summary: scenarios');
+    const medians = SCENARIO_ROUNDS > 1 ? `, medians of ${SCENARIO_ROUNDS} rounds` : '';
+    console.log(`\n# Summary: scenarios${medians}`);
     console.log(scenarioTable(results.scenarios.rows));
-    console.log('\n# Scenario goals, anchored on the floor proxy of this run (+p50 against the direct path to the same backend)');
+    console.log(`\n# Scenario goals, anchored on the floor proxy of this run (+p50 against the direct path to the same backend)${medians}`);
     console.log(goalTable(results.scenarios.goals));
+    if (results.scenarios.builds.length) {
+      console.log(`\n# Before and after: gateway CPU per call, after ÷ before paired round by round (before = ${results.scenarios.baseline})`);
+      console.log(buildTable(results.scenarios.builds));
+    }
     if (results.scenarios.revisions.length) {
       console.log('\n# Revisions: gateway CPU per call of a 2026-07-28 call against 2025-11-25 calls on the same gateway (issue 32)');
       console.log(revisionTable(results.scenarios.revisions));

@@ -20,6 +20,17 @@ export interface V2LoadClient {
   close(): Promise<void>;
 }
 
+/**
+ * fetch with a signal of the request's own. In a 2025-11-25 session the SDK's
+ * transport hands every POST the one signal it keeps for close(), and undici
+ * adds an abort listener to it per request that goes only at garbage
+ * collection: thousands pile up (MaxListenersExceededWarning), and each add
+ * walks the list, so the load generator's cost per call would grow with the
+ * phase. A dependent signal (`AbortSignal.any`) still aborts on close(), is
+ * held by its parent only weakly, and carries undici's listener away with it.
+ */
+const ownSignalFetch: typeof fetch = (url, init) => fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+
 const MODES: Record<V2Negotiation, VersionNegotiationMode> = {
   'pin-2026-07-28': { pin: '2026-07-28' },
   auto: 'auto',
@@ -37,7 +48,7 @@ export async function connectV2(opts: {
   const transport: Transport =
     opts.transport === 'stdio'
       ? new StdioClientTransport({ ...opts.command!, stderr: 'ignore' })
-      : new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: opts.headers } });
+      : new StreamableHTTPClientTransport(new URL(opts.url), { requestInit: { headers: opts.headers }, fetch: ownSignalFetch });
   await client.connect(transport);
   if (opts.negotiation === 'pin-2026-07-28' && client.getNegotiatedProtocolVersion() !== '2026-07-28')
     throw new Error(`pinned client negotiated ${client.getNegotiatedProtocolVersion()}`);
