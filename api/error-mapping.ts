@@ -142,8 +142,12 @@ export function toGatewayError(err: unknown): GatewayError {
   return translated ?? new GatewayError('internal_error', 'Internal server error');
 }
 
-/** A JSON-RPC code as 2026-07-28 numbers it: an unknown resource is -32602 there (as the SDK's Server renumbers its answers). */
-export function modernErrorCode(code: number): number {
+/**
+ * A JSON-RPC code as the SDK's Server writes it in an answer: an unknown
+ * resource (-32002) becomes -32602. The v2 SDK renumbers it in both
+ * revisions' encodings, so the gateway's own framings do too.
+ */
+export function sdkEncodedErrorCode(code: number): number {
   return code === RpcCode.ResourceNotFound ? RpcCode.InvalidParams : code;
 }
 

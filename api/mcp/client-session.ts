@@ -5,6 +5,8 @@ import type { ClientCapability, ClientEndpoint, ClientNotice } from '../../runti
 import type { ClientName, JsonObject, ProgressHandler } from '../../runtime/routing/caller.js';
 import { PASSTHROUGH_RESULT } from '../../runtime/transports/passthrough-schema.js';
 import { ANONYMOUS, type CallerIdentity } from '../../runtime/access/identity.js';
+import type { ServeRequest, SessionServer } from './request-frame.js';
+import { frameToolCalls } from './session-direct-calls.js';
 
 export type InitializeParams = { protocolVersion: string; capabilities: Record<string, unknown>; clientInfo: Record<string, unknown> };
 
@@ -41,6 +43,8 @@ export class ClientSession implements ClientEndpoint {
 
   /** The SDK Server that speaks MCP with this client (./session-server.ts). */
   readonly server: Server;
+  /** How a request of this session is served, whoever framed it. */
+  private readonly serve: ServeRequest;
 
   constructor(
     readonly transportType: SessionTransport,
@@ -48,9 +52,22 @@ export class ClientSession implements ClientEndpoint {
     /** The session's own transport (the routes hand it their HTTP requests). */
     readonly transport: Transport,
     /** Makes the session's server, which answers for this session. */
-    serverFor: (session: ClientSession) => Server,
+    serverFor: (session: ClientSession) => SessionServer,
   ) {
-    this.server = serverFor(this);
+    const made = serverFor(this);
+    this.server = made.server;
+    this.serve = made.serve;
+  }
+
+  /**
+   * Connects the session's SDK Server to its transport, and puts the
+   * gateway's own framing of tool calls in front of it
+   * (./session-direct-calls.ts). Both are wired before the first await.
+   */
+  connect(): Promise<void> {
+    const connected = this.server.connect(this.transport);
+    frameToolCalls(this.transport, this.server, this.serve, () => this.initialized);
+    return connected;
   }
 
   touch(): void {

@@ -3,12 +3,7 @@
  * request's `_meta`): each update a backend reports goes to that request's
  * own response stream under the client's token, in either revision.
  */
-import type { ServerContext } from '@modelcontextprotocol/server';
 import type { PeerMessage, ProgressHandler } from '../../runtime/routing/caller.js';
-
-export function progressRelay(ctx: ServerContext): ProgressHandler | undefined {
-  return progressRelayFor(ctx.mcpReq._meta?.progressToken, (n) => void ctx.mcpReq.notify(n as Parameters<typeof ctx.mcpReq.notify>[0]).catch(() => undefined));
-}
 
 /** The relay for a request's `progressToken` (none asked: none), sending with `notify`. */
 export function progressRelayFor(token: string | number | undefined, notify: (n: PeerMessage) => void): ProgressHandler | undefined {

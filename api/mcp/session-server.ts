@@ -5,6 +5,12 @@
  * (./methods/), with the session's own methods (resource subscriptions, the
  * log level) beside the shared ones. No per-request schema parsing, and
  * results pass through exactly as the backend produced them.
+ *
+ * What serving a request needs of whoever framed it (its signal, its
+ * progress token, how to reach the client on its stream) is a
+ * `RequestFrame` (./request-frame.ts): the SDK's handler context, or the
+ * gateway's own framing of a tool call (./session-direct-calls.ts). Both
+ * serve through the same `serve`.
  */
 import {
   ProtocolError,
@@ -29,7 +35,8 @@ import { PASSTHROUGH_RESULT } from '../../runtime/transports/passthrough-schema.
 import type { SessionChanges } from './session-changes.js';
 import type { MethodTable } from './methods/mcp-call.js';
 import { GATEWAY_SERVER_INFO, LEGACY_PROTOCOL_VERSIONS } from './gateway-capabilities.js';
-import { progressRelay } from './progress-relay.js';
+import { progressRelayFor } from './progress-relay.js';
+import type { RequestFrame, ServeRequest, SessionServer } from './request-frame.js';
 
 export interface SessionServerDeps {
   /** The methods both revisions serve (./methods/shared-methods.ts). */
@@ -50,7 +57,7 @@ const LISTED: Record<string, 'tools' | 'prompts' | 'resources'> = { 'tools/list'
 
 type SessionMethod = (session: ClientSession, params: JsonObject, caller: CallerContext) => Promise<JsonObject>;
 
-export function createSessionServer(deps: SessionServerDeps, session: ClientSession): Server {
+export function createSessionServer(deps: SessionServerDeps, session: ClientSession): SessionServer {
   const server = new Server(GATEWAY_SERVER_INFO, {
     capabilities: deps.capabilities(),
     jsonSchemaValidator: deps.validator,
@@ -66,16 +73,16 @@ export function createSessionServer(deps: SessionServerDeps, session: ClientSess
     session.capabilitySnapshot = { tools: deps.view.tools(caller).length, resources: lists.resources.length, prompts: lists.prompts.length };
     deps.changes.initialized(session);
   };
-  server.fallbackRequestHandler = async (request, ctx) => {
-    const signal = session.begin(request.id, ctx.mcpReq.signal);
+  const serve: ServeRequest = async (request, frame) => {
+    const signal = session.begin(request.id, frame.signal);
     try {
-      const caller = callerOf(session, request, ctx);
+      const caller = callerOf(session, request, frame);
       const params = (request.params ?? {}) as JsonObject;
       const sessionMethod = own.get(request.method);
       if (sessionMethod) return await sessionMethod(session, params, caller);
       const handler = deps.methods.get(request.method);
       if (!handler) throw new ProtocolError(RpcCode.MethodNotFound, `Method not found: ${request.method}`);
-      const result = await handler({ params, caller, forward: forwardOptions(ctx, signal) });
+      const result = await handler({ params, caller, forward: forwardOptions(frame, signal) });
       const listed = LISTED[request.method];
       if (listed) recordListed(deps.changes, session, listed, result);
       return result;
@@ -86,13 +93,25 @@ export function createSessionServer(deps: SessionServerDeps, session: ClientSess
       session.touch();
     }
   };
+  server.fallbackRequestHandler = (request, ctx) => serve(request, sdkFrame(ctx));
   server.fallbackNotificationHandler = async (notification) => {
     // The client's roots changed: every backend may care.
     if (notification.method === 'notifications/roots/list_changed') {
       await Promise.all(deps.serving.servingNames().map(async (name) => deps.serving.get(name)?.notify(notification.method)));
     }
   };
-  return server;
+  return { server, serve };
+}
+
+/** The SDK's handler context as a request's frame. */
+function sdkFrame(ctx: ServerContext): RequestFrame {
+  const token = ctx.mcpReq._meta?.progressToken;
+  return {
+    signal: ctx.mcpReq.signal,
+    ...(token !== undefined && { progressToken: token }),
+    send: (request, options) => ctx.mcpReq.send(request, PASSTHROUGH_RESULT, options),
+    notify: (notification) => ctx.mcpReq.notify(notification as Parameters<typeof ctx.mcpReq.notify>[0]),
+  };
 }
 
 /** The methods only a session has: its resource subscriptions and its log level. */
@@ -136,7 +155,7 @@ function recordListed(changes: SessionChanges, session: ClientSession, kind: 'to
 }
 
 /** Who the session's requests are made for; with a request, also how to reach its client back. */
-function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: ServerContext): CallerContext {
+function callerOf(session: ClientSession, request?: JSONRPCRequest, frame?: RequestFrame): CallerContext {
   const { userId, roles, claims } = session.identity;
   const caller: CallerContext = {
     sessionId: session.id,
@@ -151,10 +170,10 @@ function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: Server
     clientCapabilities: session.capabilities,
     // Tied to this request, so on streamable HTTP it travels on the same response stream.
     sendRequest:
-      ctx &&
+      frame &&
       ((req, signal, onprogress, timeoutMs) =>
         session.askDuringCall(() =>
-          ctx.mcpReq.send(req as { method: string; params?: JsonObject }, PASSTHROUGH_RESULT, {
+          frame.send(req as { method: string; params?: JsonObject }, {
             signal,
             ...(onprogress ? { onprogress } : {}),
             ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
@@ -164,8 +183,8 @@ function callerOf(session: ClientSession, request?: JSONRPCRequest, ctx?: Server
   return withIncomingCredential(caller, session.identity);
 }
 
-function forwardOptions(ctx: ServerContext, signal: AbortSignal): ForwardOptions {
-  const onprogress = progressRelay(ctx);
+function forwardOptions(frame: RequestFrame, signal: AbortSignal): ForwardOptions {
+  const onprogress = progressRelayFor(frame.progressToken, (n) => void frame.notify(n).catch(() => undefined));
   return onprogress ? { signal, onprogress } : { signal };
 }
 

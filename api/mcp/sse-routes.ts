@@ -32,7 +32,7 @@ export async function sseRoutes(app: FastifyInstance, ctx: McpContext): Promise<
     transport.onclose = () => {
       void ctx.sessions.forget(session.id);
     };
-    await session.server.connect(transport);
+    await session.connect();
     return reply;
   });
 

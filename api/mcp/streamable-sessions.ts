@@ -32,7 +32,7 @@ export function openSession(ctx: McpContext, clientIp: string, initialize: Initi
   };
   wire(ctx, session, transport);
   // connect() only wires the transport; it cannot fail for a fresh one.
-  void session.server.connect(transport);
+  void session.connect();
   return { session, transport };
 }
 
@@ -58,7 +58,7 @@ export async function adoptSession(ctx: McpContext, state: SessionState): Promis
   // The client only sends requests once initialized, whether or not the record has caught up with it.
   session.initialized = true;
   wire(ctx, session, transport);
-  await session.server.connect(transport);
+  await session.connect();
   return session;
 }
 

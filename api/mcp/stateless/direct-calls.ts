@@ -36,7 +36,7 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/server';
 import type { JsonObject, PeerMessage } from '../../../runtime/routing/caller.js';
-import { modernErrorCode, statelessErrorStatus } from '../../error-mapping.js';
+import { sdkEncodedErrorCode, statelessErrorStatus } from '../../error-mapping.js';
 import { GATEWAY_SERVER_INFO } from '../gateway-capabilities.js';
 import { RpcCode } from '../../../schemas/json-rpc-codes.js';
 import type { Exchange } from './exchange.js';
@@ -79,7 +79,7 @@ export class DirectCalls {
       .then(
         (result) => exchange.answer({ result: encodeResult(result), jsonrpc: '2.0', id: exchange.clientId } as JSONRPCMessage),
         (err: { code?: unknown; message?: string; data?: unknown }) => {
-          const code = modernErrorCode(Number.isSafeInteger(err.code) ? (err.code as number) : RpcCode.InternalError);
+          const code = sdkEncodedErrorCode(Number.isSafeInteger(err.code) ? (err.code as number) : RpcCode.InternalError);
           const error = { code, message: err.message ?? 'Internal error', ...(err.data !== undefined && { data: err.data }) };
           exchange.answer({ jsonrpc: '2.0', id: exchange.clientId, error } as JSONRPCMessage, statelessErrorStatus(code, false));
         },

@@ -314,12 +314,10 @@ describe('router', () => {
 
 describe('session table (in memory)', () => {
   const session = (id: string) => {
-    const s = new ClientSession(
-      'streamable-http',
-      '127.0.0.1',
-      {} as Transport,
-      () => ({ close: async () => undefined, getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined }) as unknown as Server,
-    );
+    const s = new ClientSession('streamable-http', '127.0.0.1', {} as Transport, () => ({
+      server: { close: async () => undefined, getClientVersion: () => undefined, getNegotiatedProtocolVersion: () => undefined } as unknown as Server,
+      serve: async () => ({}),
+    }));
     s.id = id;
     return s;
   };
