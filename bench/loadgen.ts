@@ -18,6 +18,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/client';
 import { z } from 'zod/v3';
 import { connectV2, type V2Negotiation } from './v2-load-client.js';
+import { ownSignalFetch } from './own-signal-fetch.js';
 
 /**
  * `stdio`: each client spawns its own backend process (`url` is then unused).
@@ -208,8 +209,8 @@ async function connectOne(cmd: Extract<LoadCommand, { cmd: 'connect' }>): Promis
   const client = new Client({ name: 'bench-loadgen', version: '1.0.0' }, { capabilities: {} });
   let t: Transport;
   if (cmd.transport === 'stdio') t = new StdioClientTransport({ ...cmd.command!, stderr: 'ignore' });
-  else if (cmd.transport === 'sse') t = new SSEClientTransport(new URL(cmd.url), { requestInit: { headers: cmd.headers } });
-  else t = new StreamableHTTPClientTransport(new URL(cmd.url), { requestInit: { headers: cmd.headers } });
+  else if (cmd.transport === 'sse') t = new SSEClientTransport(new URL(cmd.url), { requestInit: { headers: cmd.headers }, fetch: ownSignalFetch });
+  else t = new StreamableHTTPClientTransport(new URL(cmd.url), { requestInit: { headers: cmd.headers }, fetch: ownSignalFetch });
   await client.connect(t);
   return client;
 }

@@ -8,6 +8,7 @@
  */
 import { Client, StreamableHTTPClientTransport, type Transport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { ownSignalFetch } from './own-signal-fetch.js';
 
 /** How a v2 client chooses its revision: `pin` = 2026-07-28 or fail; `auto` = server/discover, falling back to initialize. */
 export type V2Negotiation = 'pin-2026-07-28' | 'auto' | 'legacy';
@@ -19,17 +20,6 @@ export interface V2LoadClient {
   request(request: { method: string }): Promise<unknown>;
   close(): Promise<void>;
 }
-
-/**
- * fetch with a signal of the request's own. In a 2025-11-25 session the SDK's
- * transport hands every POST the one signal it keeps for close(), and undici
- * adds an abort listener to it per request that goes only at garbage
- * collection: thousands pile up (MaxListenersExceededWarning), and each add
- * walks the list, so the load generator's cost per call would grow with the
- * phase. A dependent signal (`AbortSignal.any`) still aborts on close(), is
- * held by its parent only weakly, and carries undici's listener away with it.
- */
-const ownSignalFetch: typeof fetch = (url, init) => fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
 
 const MODES: Record<V2Negotiation, VersionNegotiationMode> = {
   'pin-2026-07-28': { pin: '2026-07-28' },
