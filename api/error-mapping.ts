@@ -147,8 +147,19 @@ export function toGatewayError(err: unknown): GatewayError {
  * resource (-32002) becomes -32602. The v2 SDK renumbers it in both
  * revisions' encodings, so the gateway's own framings do too.
  */
-export function sdkEncodedErrorCode(code: number): number {
+function sdkEncodedErrorCode(code: number): number {
   return code === RpcCode.ResourceNotFound ? RpcCode.InvalidParams : code;
+}
+
+/**
+ * The JSON-RPC error the SDK's Server answers for a thrown error: its code
+ * (none: -32603) renumbered as above, its message (none: "Internal error")
+ * and its data. For the requests the gateway frames itself.
+ */
+export function sdkErrorBody(err: unknown): { code: number; message: string; data?: unknown } {
+  const { code, message, data } = (err ?? {}) as { code?: unknown; message?: string; data?: unknown };
+  const encoded = sdkEncodedErrorCode(Number.isSafeInteger(code) ? (code as number) : RpcCode.InternalError);
+  return { code: encoded, message: message ?? 'Internal error', ...(data !== undefined && { data }) };
 }
 
 /**

@@ -33,27 +33,13 @@
  * test/unit/api/mcp/session-direct-calls.test.ts holds both framings to the
  * same answers, byte for byte.
  */
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  LOG_LEVEL_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-  SdkError,
-  SdkErrorCode,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type RequestId,
-  type Server,
-  type Transport,
-} from '@modelcontextprotocol/server';
+import { SdkError, SdkErrorCode, type JSONRPCMessage, type JSONRPCRequest, type RequestId, type Server, type Transport } from '@modelcontextprotocol/server';
 import type { JsonObject } from '../../runtime/routing/caller.js';
 import { PASSTHROUGH_RESULT } from '../../runtime/transports/passthrough-schema.js';
-import { RpcCode } from '../../schemas/json-rpc-codes.js';
-import { sdkEncodedErrorCode } from '../error-mapping.js';
+import { sdkErrorBody } from '../error-mapping.js';
+import { ENVELOPE_META_KEYS } from './gateway-capabilities.js';
 import type { RequestFrame, ServeRequest } from './request-frame.js';
 
-/** `_meta` keys the SDK lifts out of a request as a 2026-07-28 envelope: such a request is left to it. */
-const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY] as const;
 /** Params that make a tool call something the SDK treats apart (a task, a later round). */
 const SET_APART = ['task', 'inputResponses', 'requestState'] as const;
 
@@ -96,7 +82,7 @@ export class SessionDirectCalls {
     const params: unknown = message.params;
     if (!isPlain(params) || SET_APART.some((key) => key in params)) return false;
     const meta = params._meta;
-    return meta === undefined || (isPlain(meta) && !ENVELOPE_KEYS.some((key) => key in meta));
+    return meta === undefined || (isPlain(meta) && !ENVELOPE_META_KEYS.some((key) => key in meta));
   }
 
   serve(request: JSONRPCRequest): void {
@@ -114,12 +100,7 @@ export class SessionDirectCalls {
       .then(() => this.handle(request, frame))
       .then(
         (result) => (controller.signal.aborted ? undefined : this.transport.send({ result, jsonrpc: '2.0', id } as JSONRPCMessage)),
-        (err: { code?: unknown; message?: string; data?: unknown }) => {
-          if (controller.signal.aborted) return undefined;
-          const code = sdkEncodedErrorCode(Number.isSafeInteger(err.code) ? (err.code as number) : RpcCode.InternalError);
-          const error = { code, message: err.message ?? 'Internal error', ...(err.data !== undefined && { data: err.data }) };
-          return this.transport.send({ jsonrpc: '2.0', id, error } as JSONRPCMessage);
-        },
+        (err: unknown) => (controller.signal.aborted ? undefined : this.transport.send({ jsonrpc: '2.0', id, error: sdkErrorBody(err) } as JSONRPCMessage)),
       )
       // An answer that cannot be written (the session already gone) ends here, as the SDK's Server drops a failed send.
       .catch(() => undefined)

@@ -26,26 +26,14 @@
  * test/unit/api/mcp/stateless/direct-calls.test.ts holds both framings to
  * the same answers, byte for byte.
  */
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  LOG_LEVEL_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-  SERVER_INFO_META_KEY,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-} from '@modelcontextprotocol/server';
+import { SERVER_INFO_META_KEY, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { JsonObject, PeerMessage } from '../../../runtime/routing/caller.js';
-import { sdkEncodedErrorCode, statelessErrorStatus } from '../../error-mapping.js';
-import { GATEWAY_SERVER_INFO } from '../gateway-capabilities.js';
-import { RpcCode } from '../../../schemas/json-rpc-codes.js';
+import { sdkErrorBody, statelessErrorStatus } from '../../error-mapping.js';
+import { ENVELOPE_META_KEYS, GATEWAY_SERVER_INFO } from '../gateway-capabilities.js';
 import type { Exchange } from './exchange.js';
 import type { RequestOrigin } from './exchange-transport.js';
 import type { KnownEnvelopes } from './known-envelopes.js';
 import type { ModernHandler } from './modern-handler.js';
-
-/** The `_meta` keys the SDK lifts out of a request's params as its envelope. */
-const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY] as const;
 
 type Meta = Record<string, unknown>;
 
@@ -67,7 +55,7 @@ export class DirectCalls {
     const { _meta, ...params } = request.params as Meta;
     const envelope: Meta = {};
     const rest: Meta = { ...(_meta as Meta) };
-    for (const key of ENVELOPE_KEYS) {
+    for (const key of ENVELOPE_META_KEYS) {
       if (key in rest) {
         envelope[key] = rest[key];
         delete rest[key];
@@ -78,10 +66,9 @@ export class DirectCalls {
     this.handle({ method: request.method, params: params as JsonObject, envelope, exchange, origin, notify })
       .then(
         (result) => exchange.answer({ result: encodeResult(result), jsonrpc: '2.0', id: exchange.clientId } as JSONRPCMessage),
-        (err: { code?: unknown; message?: string; data?: unknown }) => {
-          const code = sdkEncodedErrorCode(Number.isSafeInteger(err.code) ? (err.code as number) : RpcCode.InternalError);
-          const error = { code, message: err.message ?? 'Internal error', ...(err.data !== undefined && { data: err.data }) };
-          exchange.answer({ jsonrpc: '2.0', id: exchange.clientId, error } as JSONRPCMessage, statelessErrorStatus(code, false));
+        (err: unknown) => {
+          const error = sdkErrorBody(err);
+          exchange.answer({ jsonrpc: '2.0', id: exchange.clientId, error } as JSONRPCMessage, statelessErrorStatus(error.code, false));
         },
       )
       // An answer that cannot be written (a response already gone) ends here, as the SDK's Server drops a failed send.
