@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../test/fixtures/spawn.js';
 import type { LoadCommand, LoadMethod, RunResult } from './loadgen.js';
 import type { V2Negotiation } from './v2-load-client.js';
-import { childPids, cpuMicros, loadAverage, mainThreadWakeups, rssBytes, sleep, startProcess, type Proc } from './proc.js';
+import { childPids, cpuMicros, loadAverage, systemCpuMicros, mainThreadWakeups, rssBytes, sleep, startProcess, type Proc } from './proc.js';
 
 export { childPids, rssBytes };
 
@@ -315,6 +315,8 @@ export interface Row {
   p99_ms: number;
   /** CPU time of the measured server process (gateway / mcp-hub / backend when direct) per completed call. */
   server_cpu_us_per_call: number | null;
+  /** The kernel's part of server_cpu_us_per_call (system time). */
+  server_sys_us_per_call: number | null;
   /** Its CPU use during the phase, in cores. */
   server_cores: number | null;
   /** Times its main thread slept and was woken up (voluntary context switches), per call: event-loop wake-ups. */
@@ -356,6 +358,7 @@ const sumOf = (read: (pid: number) => number) => (pids: number[]) =>
     }
   }, 0);
 export const sumCpu = sumOf(cpuMicros);
+const sumSystemCpu = sumOf(systemCpuMicros);
 const sumWakeups = sumOf(mainThreadWakeups);
 const sumRss = sumOf(rssBytes);
 
@@ -386,12 +389,14 @@ export async function loadPhase(
     const serverPids = t.serverPid?.() ?? [];
     const backendPids = t.backendPid?.() ?? [];
     const s0 = sumCpu(serverPids);
+    const y0 = sumSystemCpu(serverPids);
     const b0 = sumCpu(backendPids);
     const k0 = sumWakeups(serverPids);
     const w0 = performance.now();
     const r = await lg.run(seconds, true, method, rate);
     const wall = performance.now() - w0;
     const s1 = sumCpu(serverPids);
+    const y1 = sumSystemCpu(serverPids);
     const b1 = sumCpu(backendPids);
     const k1 = sumWakeups(serverPids);
     const rss = sumRss(serverPids);
@@ -407,6 +412,7 @@ export async function loadPhase(
       p90_ms: pct(lat, 90),
       p99_ms: pct(lat, 99),
       server_cpu_us_per_call: serverPids.length ? per(s1 - s0) : null,
+      server_sys_us_per_call: serverPids.length ? per(y1 - y0) : null,
       server_cores: serverPids.length ? (s1 - s0) / (wall * 1000) : null,
       server_wakeups_per_call: serverPids.length ? per(k1 - k0) : null,
       backend_cpu_us_per_call: backendPids.length ? per(b1 - b0) : null,

@@ -181,14 +181,27 @@ function tail(path: string): string {
   }
 }
 
-/** User + system CPU time of a process (all its threads), in microseconds, from /proc/<pid>/stat. */
-export function cpuMicros(pid: number): number {
+/** User and system CPU time of a process (all its threads), in microseconds, from /proc/<pid>/stat. */
+function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which is in parentheses and may contain spaces.
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const utime = Number(rest[11]);
-  const stime = Number(rest[12]);
-  return ((utime + stime) * 1e6) / CLK_TCK;
+  return { user: (Number(rest[11]) * 1e6) / CLK_TCK, system: (Number(rest[12]) * 1e6) / CLK_TCK };
+}
+
+/** User + system CPU time of a process (all its threads), in microseconds. */
+export function cpuMicros(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
+}
+
+/**
+ * System CPU time alone, in microseconds: the kernel's share, where a write
+ * to a loopback socket also delivers it to the reader (so a syscall count
+ * does not tell it; this does).
+ */
+export function systemCpuMicros(pid: number): number {
+  return cpuTimes(pid).system;
 }
 
 /**

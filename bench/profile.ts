@@ -5,11 +5,16 @@
  *     TARGET: gateway-http | gateway-stdio (bench backend behind /mcp, passthrough calls),
  *             mcp-sdk-http | mcp-sdk-stdio | sse-sdk-http | sse-sdk-stdio (SDK fixture backend behind /mcp or /sse, Client.callTool)
  *     --strace: no CPU profile; count the gateway's system calls instead (strace -f -c)
+ *     --alloc[=promoted]: no CPU profile; sample what the gateway allocates during the load (collected objects
+ *       included: bench/heap-sampling.ts), per call and by allocating function (connect and warm-up are in the
+ *       sample); `=promoted`: only what outlived the young generation
  *     --perf: no CPU profile; sample the gateway on-CPU with perf (user space, JS frames via --perf-basic-prof)
  *     --v2=pin-2026-07-28 | --v2=legacy: /mcp called by the SDK's v2 client, pinned to 2026-07-28 or at 2025-11-25 (mcp-sdk-* targets)
  *     --interval=US: the CPU profile's sampling interval (default 1000 µs: too few samples to tell two builds' per-call
  *       costs apart function by function; 250 gives four times as many)
  *     BENCH_RATE=N: the load offers N calls/s (paced, as in bench/revision-compare.ts) instead of a closed loop
+ *     BENCH_PIN=1: the gateway alone on CPU 0, its backends and the load on CPU 1 (as in bench/revision-compare.ts):
+ *       time a write spends descheduled while the reader it woke runs is then not charged to the writer
  *   node dist/bench/profile.js --summarize FILE [skip-ms]
  *
  * The summary covers the measured phase only (its samples are picked by the
@@ -23,11 +28,12 @@
  * The .cpuprofile is kept (path printed) for Chrome DevTools or speedscope.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runMain, sleep, startProcess, type Proc } from './proc.js';
-import { LoadGen, backendCmd, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, work, type Target } from './harness.js';
+import { pinToCpu, runMain, sleep, startProcess, type Proc } from './proc.js';
+import { LoadGen, backendCmd, childPids, loadPhase, sdkStdioCmd, startGateway, startHttpBackend, work, type Target } from './harness.js';
 import type { V2Negotiation } from './v2-load-client.js';
+import { sampleAllocations, summarizeAllocations, type AllocationView } from './heap-sampling.js';
 
 interface CallFrame {
   functionName: string;
@@ -146,6 +152,9 @@ async function main(): Promise<void> {
   }
   const strace = args.includes('--strace');
   const perf = args.includes('--perf');
+  const allocArg = args.find((a) => a === '--alloc' || a.startsWith('--alloc='));
+  const alloc = allocArg !== undefined;
+  const allocView: AllocationView = allocArg === '--alloc=promoted' ? 'promoted' : 'all';
   const v2 = args.find((a) => a.startsWith('--v2='))?.slice('--v2='.length) as V2Negotiation | undefined;
   if (v2 !== undefined && v2 !== 'pin-2026-07-28' && v2 !== 'legacy') throw new Error('--v2=pin-2026-07-28 or --v2=legacy');
   const positional = args.filter((a) => !a.startsWith('--'));
@@ -161,9 +170,19 @@ async function main(): Promise<void> {
   const stdio = sdkBackends ? sdkStdioCmd('s') : backendCmd(['--name', 's']);
   const interval = args.find((a) => a.startsWith('--interval='))?.slice('--interval='.length);
   const sampling = interval ? [`--cpu-prof-interval=${Number(interval)}`] : [];
-  const nodeArgs = strace ? [] : perf ? ['--perf-basic-prof-only-functions'] : ['--cpu-prof', '--cpu-prof-dir', profDir, ...sampling];
+  const nodeArgs = strace
+    ? []
+    : perf
+      ? ['--perf-basic-prof-only-functions']
+      : alloc
+        ? ['--inspect=127.0.0.1:0']
+        : ['--cpu-prof', '--cpu-prof-dir', profDir, ...sampling];
   const gw = await startGateway('profile', { h: { type: 'streamable-http', url: backend.url }, s: { type: 'stdio', ...stdio } }, {}, nodeArgs);
   const lg = new LoadGen(1);
+  if (process.env.BENCH_PIN === '1') {
+    pinToCpu([gw.proc.pid], 0);
+    pinToCpu([...childPids(gw.proc.pid), backend.proc.pid, ...lg.pids, process.pid], 1);
+  }
   let phase: SampleWindow | undefined;
   let tracer: Proc | undefined;
   try {
@@ -184,11 +203,20 @@ async function main(): Promise<void> {
     // time the thread spends descheduled inside a system call is not counted.
     if (perf) tracer = startProcess('perf', 'perf', ['record', '-e', 'cpu-clock:u', '-F', '1999', '-g', '-o', perfData, '-p', String(gw.proc.pid)]);
     if (tracer) await sleep(500);
+    const inspector = alloc ? /Debugger listening on (ws:\/\/\S+)/.exec(gw.proc.stderr())?.[1] : undefined;
+    if (alloc && !inspector) throw new Error('the gateway printed no inspector address');
+    const sampling = inspector ? await sampleAllocations(inspector, allocView) : undefined;
     const row = await loadPhase(lg, t, clients, undefined, Number(seconds), RATE);
     // The measured phase (start-up, session set-up and warm-up left out): it ended just now and lasted calls ÷ rate.
     const endUs = Number(process.hrtime.bigint() / 1000n);
     phase = { fromUs: endUs - (row.calls / row.calls_per_s) * 1e6, toUs: endUs, calls: row.calls };
     console.log(JSON.stringify(row));
+    if (sampling) {
+      const head = await sampling.stop();
+      const saved = join(profDir, 'gateway.heapprofile');
+      writeFileSync(saved, JSON.stringify({ head }));
+      console.log(`${summarizeAllocations(head, row.calls, allocView)}\nheap profile (DevTools, Memory tab): ${saved}`);
+    }
     if (tracer) {
       tracer.child.kill('SIGINT');
       await tracer.exited;
@@ -209,7 +237,7 @@ async function main(): Promise<void> {
     await gw.proc.stop(10_000);
     await backend.proc.stop();
   }
-  if (strace || perf) return;
+  if (strace || perf || alloc) return;
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error(`no profile written in ${profDir}`);
   if (!phase) throw new Error('the load phase did not finish');

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
         );
         rows.push({ ...row, caller });
         console.log(
-          `${label(caller).padEnd(14)}  ${f(row.server_cpu_us_per_call)} µs/call  ${f(row.calls_per_s)} calls/s  p50 ${f(row.p50_ms, 3)} ms  loadgen ${f(row.loadgen_cores, 2)} cores  load ${f(row.loadavg, 1)}${row.errors ? `  ${row.errors} errors: ${row.first_error}` : ''}`,
+          `${label(caller).padEnd(14)}  ${f(row.server_cpu_us_per_call)} µs/call (system ${f(row.server_sys_us_per_call)})  ${f(row.calls_per_s)} calls/s  p50 ${f(row.p50_ms, 3)} ms  loadgen ${f(row.loadgen_cores, 2)} cores  load ${f(row.loadavg, 1)}${row.errors ? `  ${row.errors} errors: ${row.first_error}` : ''}`,
         );
       }
     }
@@ -99,6 +99,7 @@ async function main(): Promise<void> {
   };
   const cols: Array<[string, keyof Row, number]> = [
     ['gateway CPU µs/call', 'server_cpu_us_per_call', 0],
+    ['of it system', 'server_sys_us_per_call', 0],
     ['wake-ups/call', 'server_wakeups_per_call', 2],
     ['calls/s', 'calls_per_s', 0],
     ['p50 ms', 'p50_ms', 3],
