@@ -55,8 +55,11 @@ export function declares(capabilities: Readonly<Record<string, unknown>> | undef
 
 /** Whether the client declared any capability a backend's request in the middle of a call needs (else it is never asked). */
 export function mayHaveLaterRounds(capabilities: Readonly<Record<string, unknown>> | undefined): boolean {
-  return declares(capabilities, 'elicitation') || declares(capabilities, 'sampling') || declares(capabilities, 'roots');
+  // Asked of every 2026-07-28 tool call: top-level keys only, nothing split or made.
+  return capabilities !== undefined && (isDeclared(capabilities.elicitation) || isDeclared(capabilities.sampling) || isDeclared(capabilities.roots));
 }
+
+const isDeclared = (declared: unknown): boolean => declared !== null && typeof declared === 'object';
 
 /** The first capability the client lacks for these requests, or undefined when it can answer them all. */
 export function missingCapability(requests: Iterable<PeerMessage>, capabilities: Readonly<Record<string, unknown>> | undefined): string | undefined {

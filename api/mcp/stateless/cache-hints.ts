@@ -30,12 +30,15 @@ export function withBackendsTtl<T extends object>(result: T, ttlMs: number | und
   return ttlMs === undefined ? result : { ...result, [BACKENDS_TTL_MS]: ttlMs };
 }
 
-export function withCacheHints(method: string, result: JsonObject, facts: CacheFacts): JsonObject {
+/** The result with its hints; `factsNow` is asked only for a cacheable result (a tool call, at rate, never is). */
+export function withCacheHints(method: string, result: JsonObject, factsNow: () => CacheFacts): JsonObject {
   if (LISTS.has(method)) {
+    const facts = factsNow();
     const said = (result as { [BACKENDS_TTL_MS]?: number })[BACKENDS_TTL_MS];
     return { ...result, ttlMs: said === undefined ? facts.ttlMs : Math.min(said, facts.ttlMs), cacheScope: facts.personal ? 'private' : 'public' };
   }
   if (method !== 'resources/read' || result.resultType === 'input_required') return result;
+  const facts = factsNow();
   const said = typeof result.ttlMs === 'number' && result.ttlMs >= 0 ? result.ttlMs : 0;
   const shared = result.cacheScope === 'public' && !facts.personal;
   return { ...result, ttlMs: Math.min(said, facts.ttlMs), cacheScope: shared ? 'public' : 'private' };

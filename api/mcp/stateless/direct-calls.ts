@@ -27,7 +27,7 @@
  * the same answers, byte for byte.
  */
 import { SERVER_INFO_META_KEY, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/server';
-import type { JsonObject, PeerMessage } from '../../../runtime/routing/caller.js';
+import type { JsonObject } from '../../../runtime/routing/caller.js';
 import { sdkErrorBody, statelessErrorStatus } from '../../error-mapping.js';
 import { ENVELOPE_META_KEYS, GATEWAY_SERVER_INFO } from '../gateway-capabilities.js';
 import type { Exchange } from './exchange.js';
@@ -52,18 +52,8 @@ export class DirectCalls {
   }
 
   serve(exchange: Exchange, request: JSONRPCRequest, origin: RequestOrigin): void {
-    const { _meta, ...params } = request.params as Meta;
-    const envelope: Meta = {};
-    const rest: Meta = { ...(_meta as Meta) };
-    for (const key of ENVELOPE_META_KEYS) {
-      if (key in rest) {
-        envelope[key] = rest[key];
-        delete rest[key];
-      }
-    }
-    if (Object.keys(rest).length > 0) params._meta = rest;
-    const notify = (n: PeerMessage) => exchange.event({ jsonrpc: '2.0', ...n } as JSONRPCMessage);
-    this.handle({ method: request.method, params: params as JsonObject, envelope, exchange, origin, notify })
+    const { params, envelope } = lift(request.params as Meta);
+    this.handle({ method: request.method, params: params as JsonObject, envelope, exchange, origin, notify: exchange.notifier() })
       .then(
         (result) => exchange.answer({ result: encodeResult(result), jsonrpc: '2.0', id: exchange.clientId } as JSONRPCMessage),
         (err: unknown) => {
@@ -75,6 +65,30 @@ export class DirectCalls {
       .catch(() => undefined);
   }
 }
+
+/**
+ * The params without the envelope's keys in `_meta` (a `_meta` left empty
+ * goes), and those keys apart, as the SDK lifts them. One pass, each object
+ * built once: copying and then deleting would turn the copy into a slow
+ * dictionary, on every call.
+ */
+function lift(source: Meta): { params: Meta; envelope: Meta } {
+  const params: Meta = {};
+  // (`__proto__` as a key would set the copy's prototype: the body parser refuses it, and it is never copied here.)
+  for (const key in source) if (key !== '_meta' && key !== '__proto__') params[key] = source[key];
+  const meta = source._meta as Meta;
+  const envelope: Meta = {};
+  let rest: Meta | undefined;
+  for (const key in meta) {
+    if (key === '__proto__') continue;
+    if (ENVELOPE_KEYS.has(key)) envelope[key] = meta[key];
+    else (rest ??= {})[key] = meta[key];
+  }
+  if (rest) params._meta = rest;
+  return { params, envelope };
+}
+
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(ENVELOPE_META_KEYS);
 
 /**
  * The result as the SDK's Server encodes a `tools/call` result: `resultType`

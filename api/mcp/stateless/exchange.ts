@@ -13,6 +13,12 @@ import { serializeMessage } from '../../../runtime/transports/json-rpc.js';
 import { writeJsonText } from '../http-answers.js';
 import { SSE_HEADERS } from '../sse-stream.js';
 import { CLIENT_GONE, type WaitingClient } from '../../../runtime/rounds/waiting-client.js';
+import type { PeerMessage } from '../../../runtime/routing/caller.js';
+
+/** The way to an exchange that its notifiers hold: emptied when the exchange is answered or closed. */
+interface ExchangeLink {
+  exchange?: Exchange;
+}
 
 /** An answer still pending after this long gets SSE headers, so a slow call never leaves the client without headers. */
 const SSE_AFTER_MS = 1_000;
@@ -28,6 +34,7 @@ export class Exchange implements WaitingClient {
   private done = false;
   private sseTimer?: NodeJS.Timeout;
   private keepAlive?: NodeJS.Timeout;
+  private link?: ExchangeLink;
 
   constructor(
     private readonly res: ServerResponse,
@@ -39,6 +46,7 @@ export class Exchange implements WaitingClient {
     res.once('close', () => {
       if (!this.done) this.abandon();
       this.stop();
+      this.unlink();
     });
     if (stream) this.toSse();
     else this.sseTimer = setTimeout(() => this.toSse(), SSE_AFTER_MS).unref();
@@ -76,6 +84,22 @@ export class Exchange implements WaitingClient {
     return this.done;
   }
 
+  /**
+   * Sends a notification of the request on its response (as `event`) until
+   * the answer; after it, nothing, and it no longer holds the exchange. The
+   * caller made for the request keeps this, and what a call leaves behind
+   * can outlive the request: the backend connection's per-request maps
+   * (the SDK's) promote it to the old generation, and whatever it reaches
+   * goes with it and costs every young-generation collection until a full
+   * one. Held directly, that was this exchange and through it the HTTP
+   * request and response: 3 KB per 2026-07-28 call (docs/performance.md,
+   * "What the caller kept").
+   */
+  notifier(): (notification: PeerMessage) => void {
+    this.link ??= { exchange: this };
+    return notifyThrough(this.link);
+  }
+
   /** A message related to the request, before its answer. */
   event(message: JSONRPCMessage): void {
     if (this.done || this.res.destroyed) return;
@@ -88,6 +112,7 @@ export class Exchange implements WaitingClient {
     if (this.done) return;
     this.done = true;
     this.stop();
+    this.unlink();
     if (this.sse) {
       if (!this.res.destroyed) this.res.end(`event: message\ndata: ${serializeMessage(message)}\n\n`);
       return;
@@ -112,8 +137,17 @@ export class Exchange implements WaitingClient {
     if (this.controller && !this.controller.signal.aborted) this.controller.abort(CLIENT_GONE);
   }
 
+  private unlink(): void {
+    if (this.link) this.link.exchange = undefined;
+  }
+
   private stop(): void {
     clearTimeout(this.sseTimer);
     clearInterval(this.keepAlive);
   }
+}
+
+/** Made out here: a closure made in a method would hold that method's scope, and with it the exchange. */
+function notifyThrough(link: ExchangeLink): (notification: PeerMessage) => void {
+  return (notification) => link.exchange?.event({ jsonrpc: '2.0', ...notification } as JSONRPCMessage);
 }

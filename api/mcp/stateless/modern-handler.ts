@@ -58,6 +58,7 @@ export interface ModernHandlerDeps {
 }
 
 export function modernHandler(deps: ModernHandlerDeps): ModernHandler {
+  const facts = () => ({ ttlMs: deps.cacheTtlMs(), personal: deps.personal() });
   return async (request) => {
     const { exchange, origin, params } = request;
     const caller = callerOf(request, origin.identity, origin.clientIp, exchange.clientId);
@@ -84,7 +85,7 @@ export function modernHandler(deps: ModernHandlerDeps): ModernHandler {
             (who, forward, withRound) => handler({ params: withRound, caller: who, forward }),
           )
         : await handler({ params, caller, forward: forwardOptions(exchange.signal, onprogress) });
-      return withCacheHints(request.method, result, { ttlMs: deps.cacheTtlMs(), personal: deps.personal() });
+      return withCacheHints(request.method, result, facts);
     } catch (err) {
       throw toJsonRpcError(exchange.closedEarly ? new RequestCancelledError(abortReasonText(exchange.signal.reason)) : err);
     }

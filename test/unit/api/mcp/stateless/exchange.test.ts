@@ -2,10 +2,13 @@
  * One 2026-07-28 request's HTTP exchange, over a real socket: a JSON answer,
  * an SSE stream once a related message comes first, and the client's going
  * away before the answer told once to the one waiter and to the signal,
- * whichever asks, before or after.
+ * whichever asks, before or after; and a notifier that sends until the
+ * answer and holds the exchange no longer.
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Exchange } from '../../../../../api/mcp/stateless/exchange.js';
 
@@ -112,5 +115,31 @@ describe('Exchange', () => {
     expect((await second.answer).status).toBe(200);
     await until(() => answered !== undefined);
     expect([answeredTold, answered!.closedEarly, answered!.signal.aborted, answered!.answered]).toEqual([0, false, false, true]);
+  });
+
+  it('a notifier sends on the stream until the answer, then nothing, and does not keep the exchange alive', async () => {
+    let notify: ((n: { method: string; params?: Record<string, unknown> }) => void) | undefined;
+    let exchange: WeakRef<Exchange> | undefined;
+    const { answer } = await exchangeFor((x) => {
+      exchange = new WeakRef(x);
+      notify = x.notifier();
+      notify({ method: 'notifications/progress', params: { progressToken: 1, progress: 1 } });
+      x.answer({ jsonrpc: '2.0', id: x.clientId, result: {} });
+      notify({ method: 'notifications/progress', params: { progressToken: 1, progress: 2 } });
+    });
+    const got = await answer;
+    expect(got.body.match(/^data: /gm)).toHaveLength(2);
+    expect(got.body).toContain('"progress":1');
+    expect(got.body).not.toContain('"progress":2');
+    // The request is over and its socket closed: only the notifier is left (a caller can outlive its request).
+    server?.closeAllConnections();
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    for (let i = 0; i < 50 && exchange!.deref() !== undefined; i++) {
+      await new Promise((next) => setImmediate(next));
+      gc();
+    }
+    expect(exchange!.deref()).toBeUndefined();
+    expect(notify).toBeTypeOf('function');
   });
 });
