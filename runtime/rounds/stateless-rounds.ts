@@ -135,7 +135,8 @@ export class StatelessRounds {
   private start(req: RoundRequest, run: RunCall, replay: GivenAnswer[], round: number, reissued = false): Promise<JsonObject> {
     const call = new WaitingCall(replay);
     call.round = round;
-    const record: InputRoundsRecord = { rounds: round, asked: [], ...(reissued ? { reissued: true } : {}) };
+    const record: InputRoundsRecord = { rounds: round, asked: [] };
+    if (reissued) record.reissued = true;
     const caller = req.caller;
     caller.answersInputRequired = true;
     caller.inputRounds = record;

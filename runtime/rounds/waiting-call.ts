@@ -49,8 +49,6 @@ export class WaitingCall {
   round = 0;
   /** Answers given so far, in the order the backend asked. */
   readonly answers: GivenAnswer[] = [];
-  /** The request methods asked of the client, for the audit record (never the answers). */
-  readonly asked: string[] = [];
   private readonly controller = new AbortController();
   /** Made when the backend first asks: most calls never do. */
   private pending?: Map<string, Pending>;

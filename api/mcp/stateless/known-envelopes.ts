@@ -25,21 +25,43 @@ const MAX_KEY_CHARS = 4096;
 
 export class KnownEnvelopes {
   private readonly keys = new Set<string>();
+  /** The pair last found or remembered: a busy client sends it again, and is told without its text being made. */
+  private last?: { capabilities: unknown; info: unknown };
 
   constructor(private readonly max = MAX_KNOWN) {}
 
   /** Whether the SDK accepted an envelope with this one's capabilities and client info. */
   known(envelope: Readonly<Record<string, unknown>>): boolean {
-    return this.keys.has(keyOf(envelope));
+    const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
+    const info = envelope[CLIENT_INFO_META_KEY];
+    if (this.last && sameJson(capabilities, this.last.capabilities) && sameJson(info, this.last.info)) return true;
+    if (!this.keys.has(keyOf(envelope))) return false;
+    this.last = { capabilities, info };
+    return true;
   }
 
   /** An envelope the SDK's Server let through to a handler. */
   remember(envelope: Readonly<Record<string, unknown>>): void {
     const key = keyOf(envelope);
     if (key.length > MAX_KEY_CHARS || this.keys.has(key)) return;
-    if (this.keys.size >= this.max) this.keys.clear();
+    if (this.keys.size >= this.max) {
+      this.keys.clear();
+      this.last = undefined;
+    }
     this.keys.add(key);
+    this.last = { capabilities: envelope[CLIENT_CAPABILITIES_META_KEY], info: envelope[CLIENT_INFO_META_KEY] };
   }
+}
+
+/** Equal as JSON values (key order aside, which the SDK's check ignores too), without making anything. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const key in x) if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
+  for (const key in y) if (!Object.hasOwn(x, key)) return false;
+  return true;
 }
 
 /** Capabilities and client info, as one text (JSON.stringify(undefined) is undefined: an absent info keys as such). */

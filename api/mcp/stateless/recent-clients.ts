@@ -33,6 +33,8 @@ const MAX_CLIENTS = 1000;
 
 export class RecentClients {
   private readonly seen = new LRUCache<string, Seen>({ max: MAX_CLIENTS });
+  /** The entry of the last request's client, with what names it. */
+  private last?: { key: string; entry: Seen; name: string; version?: string; userId?: string };
 
   constructor(
     private readonly replica: string,
@@ -43,14 +45,21 @@ export class RecentClients {
   /** One request of a stateless caller. */
   record(caller: Pick<CallerContext, 'client' | 'userId' | 'protocolVersion'>, now = Date.now()): void {
     const name = caller.client?.name ?? '(unnamed)';
+    // The same client as the last request (what a busy client mostly is): its entry is the most recently
+    // touched already (every path below makes it `last`), so its key is not made again nor its place moved.
+    const last = this.last;
+    if (last && last.name === name && last.version === caller.client?.version && last.userId === caller.userId && this.seen.has(last.key)) {
+      seen(last.entry, now);
+      return;
+    }
     const key = keyOf(caller);
     const entry = this.seen.get(key);
     if (entry) {
-      entry.lastSeen = now;
-      entry.requests++;
+      this.last = { key, entry, name: entry.name, version: entry.version, userId: entry.userId };
+      seen(entry, now);
       return;
     }
-    this.seen.set(key, {
+    const added: Seen = {
       name,
       version: caller.client?.version,
       protocolVersion: caller.protocolVersion ?? '',
@@ -58,7 +67,9 @@ export class RecentClients {
       firstSeen: now,
       lastSeen: now,
       requests: 1,
-    });
+    };
+    this.seen.set(key, added);
+    this.last = { key, entry: added, name, version: added.version, userId: added.userId };
   }
 
   /** Most recently seen first. */
@@ -77,6 +88,11 @@ export class RecentClients {
       waiting_input: waiting.get(key) ?? 0,
     }));
   }
+}
+
+function seen(entry: Seen, now: number): void {
+  entry.lastSeen = now;
+  entry.requests++;
 }
 
 /** One entry per program, version and user. */

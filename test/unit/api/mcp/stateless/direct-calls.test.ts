@@ -206,6 +206,25 @@ describe('which requests the gateway frames', () => {
     expect(known.known(large)).toBe(false);
   });
 
+  it('the pair just seen is told apart from one that differs anywhere inside it', () => {
+    const known = new KnownEnvelopes();
+    const caps = (c: unknown) => ({ ...freshInfo('nested'), 'io.modelcontextprotocol/clientCapabilities': c });
+    known.remember(caps({ elicitation: { form: {} }, roots: { listChanged: true }, experimental: { list: [1, 2] } }));
+    // The same pair, its keys in another order: known (the SDK's check ignores the order too).
+    expect(known.known(caps({ experimental: { list: [1, 2] }, roots: { listChanged: true }, elicitation: { form: {} } }))).toBe(true);
+    for (const other of [
+      { elicitation: { form: {}, url: {} }, roots: { listChanged: true }, experimental: { list: [1, 2] } },
+      { elicitation: { form: {} }, roots: { listChanged: false }, experimental: { list: [1, 2] } },
+      { elicitation: { form: {} }, roots: {}, experimental: { list: [1, 2] } },
+      { elicitation: { form: {} }, roots: { listChanged: true }, experimental: { list: [1, 2, 3] } },
+      { elicitation: { form: {} }, roots: { listChanged: true }, experimental: { list: { 0: 1, 1: 2 } } },
+      { elicitation: { form: {} }, roots: { listChanged: true } },
+      {},
+    ])
+      expect(known.known(caps(other)), JSON.stringify(other)).toBe(false);
+    expect(known.known({ ...caps({ elicitation: { form: {} }, roots: { listChanged: true }, experimental: { list: [1, 2] } }), 'io.modelcontextprotocol/clientInfo': { name: 'nested', version: '1.0.1' } })).toBe(false);
+  });
+
   it('a full set starts again', () => {
     const small = new KnownEnvelopes(2);
     const nth = (n: number) => freshInfo(`client-${n}`);
