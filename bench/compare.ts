@@ -5,6 +5,8 @@
  *     scenario: mcp-sdk-http (default) | mcp-sdk-stdio | sse-sdk-http | sse-sdk-stdio |
  *               mcp-bench-http | mcp-bench-stdio (the cheap bench backend, passthrough calls)
  *     BENCH_AUDIT=0 runs both with the audit trail off.
+ *     BENCH_V2=pin-2026-07-28 | legacy: the SDK scenarios through /mcp are called by the SDK's v2
+ *     client, pinned to 2026-07-28 or at 2025-11-25 (as in bench/profile.ts --v2).
  *     BENCH_RATE=N offers N calls/s in every phase (paced): CPU per call at one
  *     throughput, whichever build is faster (bench/revision-compare.ts says why).
  *     `floor` in place of a build runs the bare node:http pass-through proxy
@@ -35,8 +37,10 @@ import {
   type Target,
 } from './harness.js';
 import { median } from './stats.js';
+import type { V2Negotiation } from './v2-load-client.js';
 
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
+const V2 = process.env.BENCH_V2 as V2Negotiation | undefined;
 const SCENARIOS = ['mcp-sdk-http', 'mcp-sdk-stdio', 'sse-sdk-http', 'sse-sdk-stdio', 'mcp-bench-http', 'mcp-bench-stdio'];
 
 async function main(): Promise<void> {
@@ -47,6 +51,8 @@ async function main(): Promise<void> {
   const clients = Number(clientsArg);
   const rounds = Number(roundsArg);
   if (!SCENARIOS.includes(scenario)) throw new Error(`unknown scenario ${scenario}: one of ${SCENARIOS.join(', ')}`);
+  if (V2 !== undefined && V2 !== 'pin-2026-07-28' && V2 !== 'legacy') throw new Error('BENCH_V2: pin-2026-07-28 or legacy');
+  if (V2 !== undefined && !scenario.startsWith('mcp-sdk-')) throw new Error('BENCH_V2 drives the mcp-sdk-* scenarios only');
   if (!(Number.isInteger(clients) && clients >= 1 && Number.isInteger(rounds) && rounds >= 1 && Number(seconds) > 0)) {
     throw new Error('clients and rounds must be whole numbers ≥ 1, seconds > 0');
   }
@@ -78,6 +84,7 @@ async function main(): Promise<void> {
       serverPid: () => [gw.proc.pid],
       backendPid: stdio ? () => childPids(gw.proc.pid) : () => [backend.proc.pid],
       method: sdk ? 'calltool' : 'call',
+      v2: V2,
     };
   };
   const rows: Row[] = [];

@@ -155,6 +155,13 @@ describe('calls that need the client input, across revisions', () => {
     ] as const) {
       const refused = await rawCall({ name: tool, arguments: tool.endsWith('roots') ? {} : { question: 'q', prompt: 'p' } }, ALICE, {});
       expect(refused.error, tool).toMatchObject({ code: -32021, data: { requiredCapabilities: { [capability]: {} } } });
+      // The backend's call ended there, cancelled with the same reason, and no round was counted.
+      const record = await waitFor(
+        () => auditRecords(tool).find((r) => r.outcome?.status !== 'success' && JSON.stringify(r).includes(`client capability '${capability}'`)),
+        `the refused ${tool} call in the audit`,
+      );
+      expect(record.metadata.input_rounds, tool).toBeUndefined();
+      expect(record.outcome, tool).toMatchObject({ status: 'error', error_type: 'RequestCancelledError', error: expect.stringMatching(/^cancelled: /) });
     }
   });
 
