@@ -222,7 +222,12 @@ describe('which requests the gateway frames', () => {
       {},
     ])
       expect(known.known(caps(other)), JSON.stringify(other)).toBe(false);
-    expect(known.known({ ...caps({ elicitation: { form: {} }, roots: { listChanged: true }, experimental: { list: [1, 2] } }), 'io.modelcontextprotocol/clientInfo': { name: 'nested', version: '1.0.1' } })).toBe(false);
+    expect(
+      known.known({
+        ...caps({ elicitation: { form: {} }, roots: { listChanged: true }, experimental: { list: [1, 2] } }),
+        'io.modelcontextprotocol/clientInfo': { name: 'nested', version: '1.0.1' },
+      }),
+    ).toBe(false);
   });
 
   it('a full set starts again', () => {

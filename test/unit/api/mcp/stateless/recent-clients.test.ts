@@ -52,7 +52,8 @@ describe('RecentClients', () => {
 
   it('keeps apart, even back to back, the same program at another version, as another user, or with no version', () => {
     const clients = new RecentClients('r1');
-    for (const who of [caller('a', '1'), caller('a', '2'), caller('a', '2', 'u1'), caller('a', '2', 'u1'), caller('a'), caller('a', '1')]) clients.record(who, 1);
+    for (const who of [caller('a', '1'), caller('a', '2'), caller('a', '2', 'u1'), caller('a', '2', 'u1'), caller('a'), caller('a', '1')])
+      clients.record(who, 1);
     const records = clients.records();
     expect(records.map((r) => [r.version, r.user_id, r.requests])).toEqual([
       ['1', null, 2],
