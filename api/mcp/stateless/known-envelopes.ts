@@ -17,6 +17,7 @@
  * bodies; when full, the set starts again (a client sending a new pair
  * every time is checked by the SDK every time, as without this).
  */
+import { isDeepStrictEqual } from 'node:util';
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY } from '@modelcontextprotocol/server';
 
 const MAX_KNOWN = 1024;
@@ -34,7 +35,8 @@ export class KnownEnvelopes {
   known(envelope: Readonly<Record<string, unknown>>): boolean {
     const capabilities = envelope[CLIENT_CAPABILITIES_META_KEY];
     const info = envelope[CLIENT_INFO_META_KEY];
-    if (this.last && sameJson(capabilities, this.last.capabilities) && sameJson(info, this.last.info)) return true;
+    // Equal as values, key order aside (the SDK's check ignores it too), without making the pair's text.
+    if (this.last && isDeepStrictEqual(capabilities, this.last.capabilities) && isDeepStrictEqual(info, this.last.info)) return true;
     if (!this.keys.has(keyOf(envelope))) return false;
     this.last = { capabilities, info };
     return true;
@@ -51,17 +53,6 @@ export class KnownEnvelopes {
     this.keys.add(key);
     this.last = { capabilities: envelope[CLIENT_CAPABILITIES_META_KEY], info: envelope[CLIENT_INFO_META_KEY] };
   }
-}
-
-/** Equal as JSON values (key order aside, which the SDK's check ignores too), without making anything. */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  for (const key in x) if (!Object.hasOwn(y, key) || !sameJson(x[key], y[key])) return false;
-  for (const key in y) if (!Object.hasOwn(x, key)) return false;
-  return true;
 }
 
 /** Capabilities and client info, as one text (JSON.stringify(undefined) is undefined: an absent info keys as such). */
